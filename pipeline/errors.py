@@ -1,0 +1,93 @@
+"""The project's exceptions, each carrying the process exit code the CLI maps it to.
+
+Exit codes follow BSD sysexits where one fits, so cron wrappers and CI can tell a bad
+source (65) from an unreachable one (69) from "try again later" (75).
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_BUG = 1
+EXIT_USAGE = 2
+EXIT_DATAERR = 65  # a source sent data we cannot use
+EXIT_UNAVAILABLE = 69  # a source could not be reached or refused us
+EXIT_TEMPFAIL = 75  # lock busy, rate limited, retries spent: try again later
+EXIT_CONFIG = 78  # the configuration is wrong
+
+
+class CasefileError(Exception):
+    """Base class: an expected failure with a message meant for the user."""
+
+    exit_code = EXIT_BUG
+
+
+class UsageError(CasefileError):
+    """The command was asked for something it cannot do (bad query, bad option value)."""
+
+    exit_code = EXIT_USAGE
+
+
+class SourceDataError(CasefileError):
+    """A source answered, but with data we cannot use."""
+
+    exit_code = EXIT_DATAERR
+
+
+class ParseError(SourceDataError):
+    """A document could not be turned into records. Always names the document."""
+
+    def __init__(self, document: str, reason: str):
+        self.document = document
+        self.reason = reason
+        super().__init__(f"cannot parse {document}: {reason}")
+
+
+class SourceUnavailable(CasefileError):
+    """A source could not be reached, or refused the request for good."""
+
+    exit_code = EXIT_UNAVAILABLE
+
+
+class TryAgainLater(CasefileError):
+    """Nothing is wrong with the request, but it cannot be done now."""
+
+    exit_code = EXIT_TEMPFAIL
+
+
+class LockBusy(TryAgainLater):
+    """Another sync holds the lock."""
+
+
+class RateLimited(TryAgainLater):
+    """Scryfall asked us to slow down (HTTP 429) and the wait is longer than we may sleep."""
+
+
+class ConfigError(CasefileError):
+    """A setting (option, environment variable, path) is invalid."""
+
+    exit_code = EXIT_CONFIG
+
+
+class ScryfallError(CasefileError):
+    """Scryfall's own error object, with every field it sent reaching the user.
+
+    https://scryfall.com/docs/api/errors : status, code, details, optional type and warnings.
+    """
+
+    def __init__(self, url: str, status: int, code: str | None, details: str | None,
+                 warnings: list[str] | None = None, exit_code: int = EXIT_UNAVAILABLE):
+        self.url = url
+        self.status = status
+        self.code = code
+        self.details = details
+        self.warnings = list(warnings or [])
+        self.exit_code = exit_code
+        msg = f"Scryfall answered {status}"
+        if code:
+            msg += f" ({code})"
+        msg += f" for {url}"
+        if details:
+            msg += f": {details}"
+        for w in self.warnings:
+            msg += f"\n  warning: {w}"
+        super().__init__(msg)

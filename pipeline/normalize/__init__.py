@@ -1,0 +1,1 @@
+"""Pure functions that turn raw documents into records. No network, no DuckDB."""

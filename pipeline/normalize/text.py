@@ -1,0 +1,70 @@
+"""Canonical text and match keys for rulings.
+
+Pure. The same ruling reaches us with curly or straight quotes, different dashes, doubled or
+non-breaking spaces, trailing blanks and sometimes without its mana symbols. ``canonical_text``
+tidies one copy without changing what it says; ``match_key`` folds every difference that is
+typography rather than wording, so equal keys mean "the same sentence".
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Characters that are the same quote or dash to a reader. Seen in the wild: Scryfall's API and
+# scryfall.com use ’ “ ”; MTGJSON's MKM file and the MTG wiki use ' and ".
+_QUOTES = {
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u00b4": "'", "`": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
+}
+_DASHES = {c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"}
+_FOLD = str.maketrans({**_QUOTES, **_DASHES})
+
+_SPACE = re.compile(r"\s+")
+_SYMBOL = re.compile(r"\{[^{}\s]{1,12}\}")  # {1}, {W/U}, {T}, {10}: Scryfall's mana and tap symbols
+_SPACE_BEFORE_PUNCT = re.compile(r" +([.,;:!?)\]])")
+
+
+def canonical_text(text: str) -> str:
+    """One copy, tidied: NFC, every kind of space as one plain space, no leading/trailing blanks.
+
+    Quotes, dashes, case and symbols are kept as the source wrote them.
+    """
+    text = unicodedata.normalize("NFC", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def match_key(text: str) -> str:
+    """The key two copies of one ruling share: NFKC, folded quotes and dashes, one space, casefolded."""
+    text = unicodedata.normalize("NFKC", text).translate(_FOLD)
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def symbol_free_key(text: str) -> str:
+    """``match_key`` with the ``{…}`` symbols removed, as page text shows them when icons are dropped.
+
+    "cost {1} less to cast" and "cost less to cast" share this key.
+    """
+    key = _SYMBOL.sub(" ", match_key(text))
+    key = _SPACE.sub(" ", key).strip()
+    return _SPACE_BEFORE_PUNCT.sub(r"\1", key)
+
+
+def has_symbols(text: str) -> bool:
+    return _SYMBOL.search(text) is not None
+
+
+def search_fold(text: str) -> str:
+    """Accent- and case-insensitive form for word search: "Résolue" and "resolue" fold alike."""
+    decomposed = unicodedata.normalize("NFKD", match_key(text))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def typographic_score(text: str) -> int:
+    """How much of the typesetting a copy kept: symbols and curly quotes are the better copy."""
+    score = 0
+    if has_symbols(text):
+        score += 2
+    if any(c in text for c in "\u2019\u201c\u201d"):
+        score += 1
+    return score

@@ -1,0 +1,73 @@
+"""The records that flow between the stages: normalizers produce them, reconcile and load consume them.
+
+Plain frozen dataclasses, one per table row (or per sighting before reconciliation). Field names
+are the warehouse's column names, so the load step can write them without a mapping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CardSet:
+    set_code: str  # upper case, as printed on cards: "MKM"
+    name: str | None
+    set_type: str | None
+    released_at: str | None  # ISO date
+    card_count: int | None
+    digital: bool | None
+
+
+@dataclass(frozen=True)
+class Card:
+    """An Oracle card (the "work"), whatever language or printing it was seen in."""
+
+    oracle_id: str
+    name: str
+    mana_cost: str | None  # "" (no cost) is kept distinct from "{0}" and from None (unknown)
+    cmc: float | None
+    colors: tuple[str, ...] | None
+    color_identity: tuple[str, ...]
+    type_line: str | None
+    oracle_text: str | None
+    layout: str
+
+
+@dataclass(frozen=True)
+class Printing:
+    """One printing of a card in one language."""
+
+    scryfall_id: str
+    oracle_id: str
+    set_code: str
+    collector_number: str  # text: "79†", "10s", "45p"
+    lang: str
+    rarity: str | None
+    released_at: str | None
+    printed_name: str | None
+    printed_text: str | None
+    digital: bool | None
+    scryfall_uri: str | None = None
+
+
+@dataclass(frozen=True)
+class RulingSighting:
+    """One copy of a ruling as one document showed it, before reconciliation.
+
+    ``position`` is the 0-based order of the ruling on that document for that card.
+    ``oracle_id`` is None for a document about a whole subtype (the MTG wiki's type page).
+    ``lang`` is the language of ``text_as_seen``; a translation names the English copy it
+    translates through ``translates`` (the position of that copy on the same document).
+    """
+
+    doc_id: str
+    origin: str  # scryfall-api | scryfall-page | listeblanche | mtgwiki
+    oracle_id: str | None
+    position: int
+    text_as_seen: str
+    date_as_seen: str | None  # ISO date, or None when the document shows no date
+    source: str | None  # wotc | scryfall | None when the document does not say
+    lang: str = "en"
+    translates: int | None = None
+    flags: tuple[str, ...] = field(default_factory=tuple)
