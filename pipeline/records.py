@@ -71,3 +71,46 @@ class RulingSighting:
     lang: str = "en"
     translates: int | None = None
     flags: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """One distinct ruling: identified by (source, published_at, match_key of its text)."""
+
+    ruling_id: str
+    source: str
+    published_at: str | None
+    text: str  # the best copy seen
+    match_key: str
+
+
+@dataclass(frozen=True)
+class CardRuling:
+    oracle_id: str
+    ruling_id: str
+    position: int
+
+
+@dataclass(frozen=True)
+class SightingRow:
+    """A sighting once reconciled: which ruling it is a copy of, and how it was matched."""
+
+    ruling_id: str
+    doc_id: str
+    origin: str
+    oracle_id: str | None
+    position: int
+    lang: str
+    text_as_seen: str
+    date_as_seen: str | None
+    source_as_seen: str | None
+    flags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Translation:
+    ruling_id: str
+    lang: str
+    origin: str
+    text: str
+    machine_translated: bool

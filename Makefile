@@ -1,0 +1,24 @@
+# The README's two set-up commands: `make sample` (the main job on the bundled offline sample)
+# and `make test`. Each creates .venv on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: sample test bench clean-venv
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+sample: $(STAMP)
+	$(BIN)/casefile sync --offline
+	$(BIN)/casefile status
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+clean-venv:
+	rm -rf $(VENV)

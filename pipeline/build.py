@@ -1,0 +1,196 @@
+"""From raw runs to table rows: pick the current runs, normalize their documents, reconcile.
+
+Reads files of the raw store; no network, no DuckDB. The warehouse's content is a function of
+the raw store: for each (query, origin), the newest complete run that fetched that origin is the
+current view of it, and the tables are built from those views. ``sync`` and ``rebuild`` both come
+through here, which is why a rebuild reproduces what the syncs wrote.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .errors import ParseError, SourceDataError
+from .normalize import scryfall as api
+from .rawstore import DocEntry, RawStore, RunInfo, read_manifest
+from .reconcile import reconcile
+from .records import Card, CardSet, Printing, RulingSighting
+
+log = logging.getLogger(__name__)
+
+# What ``--sources`` names, and the origin each one writes to the raw store.
+SOURCE_ORIGINS = {"api": "scryfall-api", "wiki": "mtgwiki", "listeblanche": "listeblanche",
+                  "scryfall-page": "scryfall-page"}
+# A run whose documents of one origin hold more than this share of unreadable records fails with
+# exit 65 instead of loading half a picture. 5 %: one broken card in a page of 20 is tolerated.
+MAX_SKIPPED_SHARE = 0.05
+
+
+def run_origins(run: RunInfo) -> list[str]:
+    sources = run.meta.get("sources") or ["api"]
+    return [SOURCE_ORIGINS[s] for s in sources if s in SOURCE_ORIGINS]
+
+
+def current_runs(runs: list[RunInfo]) -> dict[tuple[str, str], RunInfo]:
+    """For each (query, origin), the newest complete run among ``runs`` that fetched it."""
+    current: dict[tuple[str, str], RunInfo] = {}
+    for run in sorted(runs, key=lambda r: r.run_id):
+        if not run.complete:
+            continue
+        for origin in run_origins(run):
+            current[(run.meta.get("query") or "", origin)] = run
+    return current
+
+
+@dataclass
+class State:
+    tables: dict[str, pd.DataFrame]
+    skipped: list[str] = field(default_factory=list)
+    unknown_fields: Counter = field(default_factory=Counter)
+    unmatched_translations: int = 0
+
+
+@dataclass
+class _Collected:
+    cards: dict[str, list[tuple]] = field(default_factory=dict)  # oracle_id -> [(rank, Card)]
+    printings: dict[str, Printing] = field(default_factory=dict)
+    sets: dict[str, CardSet] = field(default_factory=dict)
+    sightings: list[RulingSighting] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    unknown_fields: Counter = field(default_factory=Counter)
+
+
+def _collect_api(store: RawStore, run: RunInfo, got: _Collected) -> None:
+    objects = skipped = 0
+    for entry, body in store.iter_documents(run):
+        if entry.origin != api.ORIGIN or entry.status != 200:
+            continue
+        doc = f"{run.run_id}/{entry.path}"
+        if entry.kind == "search":
+            page = api.search_page_records(body, doc)
+            objects += page.objects
+            skipped += len(page.skipped)
+            got.skipped.extend(page.skipped)
+            got.unknown_fields.update(page.unknown_fields)
+            for printing, cards in page.pairs:
+                got.printings[printing.scryfall_id] = printing
+                # the card's Oracle fields come from the newest run, an English printing, the
+                # smallest Scryfall id: any printing would do, this makes the choice repeatable
+                rank = (run.run_id, printing.lang == "en", _neg(printing.scryfall_id))
+                for card in cards:
+                    got.cards.setdefault(card.oracle_id, []).append((rank, card))
+        elif entry.kind == "rulings":
+            sightings, bad = api.ruling_sightings(body, entry.doc_id, entry.key or "", doc)
+            objects += len(sightings) + len(bad)
+            skipped += len(bad)
+            got.skipped.extend(bad)
+            got.sightings.extend(sightings)
+        elif entry.kind == "set":
+            record = api.set_record(body, doc)
+            got.sets[record.set_code] = record
+    if objects and skipped / objects > MAX_SKIPPED_SHARE:
+        raise SourceDataError(f"run {run.run_id}: {skipped} of {objects} Scryfall records are unreadable "
+                              f"(more than {MAX_SKIPPED_SHARE:.0%}); nothing loaded. First: {got.skipped[0]}")
+
+
+def _neg(text: str) -> tuple:
+    return tuple(-ord(c) for c in text)
+
+
+# Page parsers are registered by origin; each returns the sightings of one document.
+PAGE_COLLECTORS: dict[str, object] = {}
+
+
+def collect(store: RawStore, runs: list[RunInfo]) -> _Collected:
+    got = _Collected()
+    views = current_runs(runs)
+    for (query, origin), run in sorted(views.items(), key=lambda item: (item[1].run_id, item[0])):
+        if origin == api.ORIGIN:
+            _collect_api(store, run, got)
+        elif origin in PAGE_COLLECTORS:
+            PAGE_COLLECTORS[origin](store, run, got)
+    return got
+
+
+def build_state(store: RawStore, runs: list[RunInfo]) -> State:
+    got = collect(store, runs)
+    cards = [max(candidates, key=lambda item: item[0])[1] for _, candidates in sorted(got.cards.items())]
+    known = {c.oracle_id for c in cards}
+    printings = sorted((p for p in got.printings.values() if p.oracle_id in known), key=lambda p: p.scryfall_id)
+    sets = dict(got.sets)
+    for p in printings:  # a set Scryfall could not describe still gets its code
+        sets.setdefault(p.set_code, CardSet(p.set_code, None, None, None, None, None))
+    sightings = [s for s in got.sightings if s.oracle_id is None or s.oracle_id in known]
+    rec = reconcile(sightings)
+    tables = {
+        "card_set": _frame([_set_row(s) for _, s in sorted(sets.items())]),
+        "card": _frame([_card_row(c) for c in cards]),
+        "printing": _frame([_printing_row(p) for p in printings]),
+        "ruling": _frame([r.__dict__ for r in rec.rulings]),
+        "card_ruling": _frame([c.__dict__ for c in rec.card_rulings]),
+        "ruling_sighting": _frame([_sighting_row(s) for s in rec.sightings]),
+        "ruling_translation": _frame([t.__dict__ for t in rec.translations]),
+    }
+    return State(tables=tables, skipped=got.skipped, unknown_fields=got.unknown_fields,
+                 unmatched_translations=len(rec.unmatched_translations))
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(rows) if rows else pd.DataFrame()
+
+
+def _set_row(s: CardSet) -> dict:
+    return dict(s.__dict__)
+
+
+def _card_row(c: Card) -> dict:
+    row = dict(c.__dict__)
+    row["colors"] = list(c.colors) if c.colors is not None else None
+    row["color_identity"] = list(c.color_identity)
+    return row
+
+
+def _printing_row(p: Printing) -> dict:
+    return dict(p.__dict__)
+
+
+def sighting_id_for(doc_id: str, oracle_id: str | None, position: int, lang: str) -> str:
+    raw = "\x1f".join([doc_id, oracle_id or "", str(position), lang]).encode("utf-8")
+    return "s" + hashlib.sha256(raw).hexdigest()[:15]
+
+
+def _sighting_row(s) -> dict:
+    row = dict(s.__dict__)
+    row["sighting_id"] = sighting_id_for(s.doc_id, s.oracle_id, s.position, s.lang)
+    row["flags"] = list(s.flags)
+    return row
+
+
+def document_rows(run: RunInfo) -> pd.DataFrame:
+    """raw_document rows for every response of a run (quarantined ones included)."""
+    rows = [_document_row(run, e) for e in read_manifest(run, include_quarantined=True)]
+    return _frame(rows)
+
+
+def _document_row(run: RunInfo, e: DocEntry) -> dict:
+    return {"doc_id": e.doc_id, "run_id": run.run_id, "origin": e.origin, "kind": e.kind, "url": e.url,
+            "fetched_at": e.fetched_at, "http_status": e.status,
+            "content_type": e.headers.get("content-type"), "path": f"{run.run_id}/{e.path}",
+            "bytes": e.bytes, "sha256": e.sha256}
+
+
+def run_row(run: RunInfo, loaded_at: str) -> dict:
+    meta, done = run.meta, run.success or {}
+    return {"run_id": run.run_id, "started_at": meta.get("started_at"), "finished_at": done.get("finished_at"),
+            "status": None, "mode": meta.get("mode", "live"), "query": meta.get("query"),
+            "sources": ",".join(meta.get("sources") or ["api"]), "replay_of": meta.get("replay_of"),
+            "requests": done.get("requests"), "bytes": done.get("bytes"), "documents": done.get("documents"),
+            "loaded_at": loaded_at}
+
+
+__all__ = ["ParseError", "State", "build_state", "current_runs", "document_rows", "run_row"]

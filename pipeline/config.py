@@ -1,0 +1,146 @@
+"""Settings: where data lives, which API to call, how politely. Read once, passed down.
+
+Every value has a default, an environment variable (CASEFILE_*) and, for the ones a user
+changes per run, a CLI option. Nothing here touches the network or the warehouse.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from . import __version__
+from .errors import ConfigError
+
+DEFAULT_API_URL = "https://api.scryfall.com"
+DEFAULT_QUERY = 'type:"Case"'
+
+# Scryfall's published limits (https://scryfall.com/docs/api, "Rate Limits and Good Citizenship",
+# as of 2026): 50-100 ms between requests on average, and at most 2 per second to /cards/search.
+# These are floors: settings may raise them, never lower them.
+SEARCH_INTERVAL_S = 0.5
+API_INTERVAL_S = 0.1
+# Web pages (wiki, listeblanche.fr, scryfall.com card pages): one request per host per second.
+PAGE_INTERVAL_S = 1.0
+
+
+def _package_root() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+
+def default_data_dir() -> Path:
+    """``data/`` of a source checkout when run from one, else the user's data directory."""
+    checkout = _package_root() / "data"
+    if (checkout / "raw").is_dir() and (_package_root() / "pyproject.toml").is_file():
+        return checkout
+    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(xdg) / "casefile"
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path
+    api_url: str = DEFAULT_API_URL
+    contact: str | None = None
+    search_interval_s: float = SEARCH_INTERVAL_S
+    api_interval_s: float = API_INTERVAL_S
+    page_interval_s: float = PAGE_INTERVAL_S
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 60.0
+    # Attempts per request on 5xx, connection errors, truncated or invalid bodies (1 try + retries).
+    max_attempts: int = 5
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 30.0
+    # A 429 waits Retry-After, but never less than this (Scryfall asks for a pause of at least
+    # 30 s after a 429) and never more than the cap: beyond it the run stops with exit 75.
+    retry_after_min_s: float = 30.0
+    retry_after_max_s: float = 120.0
+    # The largest body accepted. A /cards/search page of 175 cards is about 1 MiB.
+    max_bytes: int = 32 * 1024 * 1024
+    # Readers wait this long for a running sync to release the warehouse before exiting 75.
+    reader_wait_s: float = 5.0
+
+    @property
+    def raw_dir(self) -> Path:
+        return self.data_dir / "raw"
+
+    @property
+    def warehouse_dir(self) -> Path:
+        return self.data_dir / "warehouse"
+
+    @property
+    def warehouse_path(self) -> Path:
+        return self.warehouse_dir / "casefile.duckdb"
+
+    @property
+    def lock_path(self) -> Path:
+        return self.data_dir / "sync.lock"
+
+    @property
+    def user_agent(self) -> str:
+        contact = self.contact or "contact not set: CASEFILE_CONTACT"
+        return f"casefile/{__version__} (+{contact})"
+
+    def with_overrides(self, **changes) -> "Settings":
+        changes = {k: v for k, v in changes.items() if v is not None}
+        return validate(replace(self, **changes))
+
+
+def check_http_url(url: str, what: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"{what} must be an http(s) URL, got {url!r}")
+    return url.rstrip("/")
+
+
+def validate(settings: Settings) -> Settings:
+    api_url = check_http_url(settings.api_url, "the API URL")
+    floors = {"search_interval_s": SEARCH_INTERVAL_S, "api_interval_s": API_INTERVAL_S,
+              "page_interval_s": PAGE_INTERVAL_S}
+    for name, floor in floors.items():
+        if getattr(settings, name) < floor:
+            raise ConfigError(f"{name} may not be below {floor} s (the sources' published limits)")
+    if settings.max_attempts < 1:
+        raise ConfigError("max_attempts must be at least 1")
+    if settings.retry_after_min_s < 0 or settings.retry_after_max_s < settings.retry_after_min_s:
+        raise ConfigError("retry-after bounds must satisfy 0 <= min <= max")
+    if settings.max_bytes < 1024:
+        raise ConfigError("max_bytes must be at least 1024")
+    return replace(settings, api_url=api_url, data_dir=Path(settings.data_dir).expanduser())
+
+
+def _env_float(env, name: str) -> float | None:
+    value = env.get(name)
+    if value in (None, ""):
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {value!r}") from None
+
+
+def from_env(env=None) -> Settings:
+    """Settings from CASEFILE_* environment variables over the defaults."""
+    env = os.environ if env is None else env
+    values: dict = {"data_dir": Path(env.get("CASEFILE_DATA_DIR") or default_data_dir())}
+    if env.get("CASEFILE_API_URL"):
+        values["api_url"] = env["CASEFILE_API_URL"]
+    if env.get("CASEFILE_CONTACT"):
+        values["contact"] = env["CASEFILE_CONTACT"]
+    for field_name, var in [("retry_after_min_s", "CASEFILE_RETRY_AFTER_MIN"),
+                            ("retry_after_max_s", "CASEFILE_RETRY_AFTER_MAX"),
+                            ("backoff_base_s", "CASEFILE_BACKOFF_BASE"),
+                            ("backoff_max_s", "CASEFILE_BACKOFF_MAX"),
+                            ("read_timeout_s", "CASEFILE_READ_TIMEOUT"),
+                            ("connect_timeout_s", "CASEFILE_CONNECT_TIMEOUT"),
+                            ("reader_wait_s", "CASEFILE_READER_WAIT")]:
+        number = _env_float(env, var)
+        if number is not None:
+            values[field_name] = number
+    for field_name, var in [("max_attempts", "CASEFILE_MAX_ATTEMPTS"), ("max_bytes", "CASEFILE_MAX_BYTES")]:
+        number = _env_float(env, var)
+        if number is not None:
+            values[field_name] = int(number)
+    return validate(Settings(**values))

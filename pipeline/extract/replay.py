@@ -1,0 +1,36 @@
+"""Offline transport: answers requests from a recorded run instead of the network.
+
+Used by ``casefile sync --offline``. Each URL is answered with the response recorded for it,
+headers, status and bytes included; a URL the recording does not hold is an error, so an
+offline run can never quietly differ from the live run it stands for.
+"""
+
+from __future__ import annotations
+
+from ..errors import UsageError
+from ..http import Response
+from ..rawstore import RunInfo, read_body, read_manifest
+
+
+class ReplayTransport:
+    def __init__(self, run: RunInfo):
+        self.run = run
+        self._by_url = {}
+        for entry in read_manifest(run):
+            self._by_url.setdefault(entry.url, entry)
+        self.requests = 0
+        self.bytes = 0
+
+    def get(self, url: str, **_ignored) -> Response:
+        entry = self._by_url.get(url)
+        if entry is None:
+            raise UsageError(f"the recorded run {self.run.path} holds no response for {url}; "
+                             "an offline sync can only replay what was recorded (same query and options)")
+        body = read_body(self.run, entry)
+        self.requests += 1
+        self.bytes += len(body)
+        return Response(url=entry.url, final_url=entry.final_url, status=entry.status,
+                        headers=dict(entry.headers), body=body, fetched_at=entry.fetched_at)
+
+    def has(self, url: str) -> bool:
+        return url in self._by_url

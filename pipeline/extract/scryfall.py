@@ -1,0 +1,123 @@
+"""Extract from Scryfall's API: the search pages of a query, then rulings and sets.
+
+Requests per sync = search pages + one rulings list per distinct Oracle card (rulings belong
+to the Oracle card, so one printing stands for all of them) + one ``/sets/{code}`` per set seen.
+Responses go to the raw store as they arrive; nothing is parsed here beyond the links to follow.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from urllib.parse import urlencode, urlsplit
+
+from ..errors import ScryfallError, SourceDataError, EXIT_DATAERR, EXIT_USAGE, EXIT_UNAVAILABLE
+from ..http import JSON_ACCEPT, json_body_check
+from ..normalize.scryfall import search_page_links
+from ..rawstore import RunWriter
+
+log = logging.getLogger(__name__)
+ORIGIN = "scryfall-api"
+
+
+@dataclass
+class ApiExtract:
+    search_pages: int = 0
+    total_cards: int | None = None
+    rulings_for: dict[str, str] = field(default_factory=dict)  # oracle_id -> scryfall id asked
+    sets: list[str] = field(default_factory=list)
+    missing_sets: list[str] = field(default_factory=list)
+    printings: list[dict] = field(default_factory=list)  # link facts of every printing seen
+
+    @property
+    def requests(self) -> int:
+        return self.search_pages + len(self.rulings_for) + len(self.sets)
+
+
+def search_url(api_url: str, query: str, include_multilingual: bool = False) -> str:
+    params = {"q": query, "unique": "prints"}
+    if include_multilingual:
+        params["include_multilingual"] = "true"
+    return f"{api_url}/cards/search?{urlencode(params)}"
+
+
+def scryfall_error(url: str, status: int, body: bytes, exit_code: int) -> ScryfallError:
+    """Scryfall's error object (status, code, details, warnings) as an exception, or a plain one."""
+    try:
+        obj = json.loads(body)
+    except ValueError:
+        obj = None
+    if isinstance(obj, dict) and obj.get("object") == "error":
+        warnings = obj.get("warnings") if isinstance(obj.get("warnings"), list) else []
+        return ScryfallError(url, int(obj.get("status") or status), obj.get("code"), obj.get("details"),
+                             [str(w) for w in warnings], exit_code=exit_code)
+    snippet = body[:200].decode("utf-8", "replace").strip()
+    return ScryfallError(url, status, None, f"unexpected answer: {snippet!r}", exit_code=exit_code)
+
+
+class ScryfallExtractor:
+    def __init__(self, transport, writer: RunWriter, settings, progress=None):
+        self.transport = transport
+        self.writer = writer
+        self.settings = settings
+        self.api_host = urlsplit(settings.api_url).hostname
+        self.progress = progress
+
+    def _get(self, url: str, search: bool):
+        s = self.settings
+        pacing = [("api", s.api_interval_s)]
+        if search:
+            pacing.append(("api:search", s.search_interval_s))
+        return self.transport.get(url, pacing=pacing, accept=JSON_ACCEPT, check_body=json_body_check)
+
+    def _tick(self, label: str) -> None:
+        if self.progress is not None:
+            self.progress(label)
+
+    def run(self, query: str, include_multilingual: bool = False) -> ApiExtract:
+        result = ApiExtract()
+        url: str | None = search_url(self.settings.api_url, query, include_multilingual)
+        while url:
+            response = self._get(url, search=True)
+            entry = self.writer.save(response, ORIGIN, "search", key=str(result.search_pages + 1))
+            result.search_pages += 1
+            self._tick("search")
+            if response.status != 200:
+                first = result.search_pages == 1
+                raise scryfall_error(url, response.status, response.body,
+                                     EXIT_USAGE if first and response.status in (400, 404) else EXIT_DATAERR)
+            links = search_page_links(response.body, entry.path)
+            if result.total_cards is None:
+                result.total_cards = links.total_cards
+            result.printings.extend(links.printings)
+            for printing in links.printings:
+                for oracle_id in printing["oracle_ids"]:
+                    result.rulings_for.setdefault(oracle_id, printing["id"])
+                if printing["set"] not in result.sets:
+                    result.sets.append(printing["set"])
+            url = links.next_page if links.has_more else None
+            if url and urlsplit(url).hostname != self.api_host:
+                raise SourceDataError(f"{entry.path}: next_page leads off the API host: {url}")
+            if links.has_more and not url:
+                raise SourceDataError(f"{entry.path}: has_more is true but there is no next_page")
+
+        for oracle_id, card_id in result.rulings_for.items():
+            url = f"{self.settings.api_url}/cards/{card_id}/rulings"
+            response = self._get(url, search=False)
+            self.writer.save(response, ORIGIN, "rulings", key=oracle_id)
+            self._tick("rulings")
+            if response.status != 200:
+                raise scryfall_error(url, response.status, response.body, EXIT_DATAERR)
+
+        for code in result.sets:
+            url = f"{self.settings.api_url}/sets/{code}"
+            response = self._get(url, search=False)
+            self.writer.save(response, ORIGIN, "set", key=code)
+            self._tick("sets")
+            if response.status == 404:
+                log.warning("Scryfall has no set %r (404); its printings keep the code only", code)
+                result.missing_sets.append(code)
+            elif response.status != 200:
+                raise scryfall_error(url, response.status, response.body, EXIT_UNAVAILABLE)
+        return result

@@ -1,0 +1,73 @@
+"""Output formatters shared by every command that prints rows: table, markdown, csv, json.
+
+Pure: columns and rows in, text out.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import io
+import json
+import math
+from typing import Any, Sequence
+
+FORMATS = ("table", "markdown", "csv", "json")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (dt.date, dt.datetime, dt.time)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, bytes):
+        return value.hex()
+    return value
+
+
+def _cell(value: Any) -> str:
+    value = _plain(value)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}" if value != int(value) or abs(value) >= 1e15 else f"{value:.1f}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_cell(v) for v in value) + "]"
+    return str(value)
+
+
+def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table") -> str:
+    if fmt == "json":
+        return json.dumps([dict(zip(columns, (_plain(v) for v in row))) for row in rows],
+                          ensure_ascii=False, indent=2) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([[_cell(v) for v in row] for row in rows])
+        return out.getvalue()
+    cells = [[_cell(v).replace("\n", " ⏎ ") for v in row] for row in rows]
+    if fmt == "markdown":
+        def esc(text: str) -> str:
+            return text.replace("|", "\\|")
+        lines = ["| " + " | ".join(esc(c) for c in columns) + " |",
+                 "| " + " | ".join("---" for _ in columns) + " |"]
+        lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in cells]
+        return "\n".join(lines) + "\n"
+    if fmt == "table":
+        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+        def line(values):
+            return "  ".join(v.ljust(w) for v, w in zip(values, widths)).rstrip()
+        out = [line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells]
+        out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+        return "\n".join(out) + "\n"
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

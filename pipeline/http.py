@@ -1,0 +1,266 @@
+"""The one HTTP client: identification headers, pacing, timeouts, retries, size cap, redirects.
+
+Only ``extract/`` uses it. Every request goes through ``HttpClient.get``, which paces by the
+rules the caller names (per endpoint, per host), retries what is worth retrying, and returns the
+body bytes exactly as delivered, or raises one of the project's errors with a message for the user.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable, Iterable
+from urllib.parse import urljoin, urlsplit
+
+import requests
+import urllib3
+
+from .config import Settings
+from .errors import RateLimited, SourceDataError, SourceUnavailable, TryAgainLater
+
+log = logging.getLogger(__name__)
+
+# Response headers worth keeping in the manifest: they say what the body is and how fresh.
+KEPT_HEADERS = ("content-type", "content-length", "etag", "last-modified", "date", "retry-after",
+                "cache-control", "x-robots-tag")
+MAX_REDIRECTS = 5
+JSON_ACCEPT = "application/json"
+HTML_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
+
+
+@dataclass(frozen=True)
+class Response:
+    url: str  # the URL asked for (before any same-host redirect)
+    final_url: str
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    fetched_at: str  # ISO 8601, UTC
+    attempts: int = 1
+
+
+@dataclass
+class Traffic:
+    """What a run cost the sources: counted per HTTP exchange, retries included."""
+
+    requests: int = 0
+    bytes: int = 0
+    retries: int = 0
+    waits: list[tuple[str, float]] = field(default_factory=list)  # (reason, seconds slept)
+
+
+class BodyProblem(Exception):
+    """A 200 whose body is not what was asked for; worth another try, then quarantine."""
+
+
+def utc_now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date (RFC 9110)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    now = time.time() if now is None else now
+    return max(0.0, when.timestamp() - now)
+
+
+class Pacer:
+    """Keeps a minimum interval between requests that share a key ("api", "api:search", "host:x")."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+        self._clock = clock
+        self._sleep = sleep
+        self._last: dict[str, float] = {}
+
+    def wait(self, rules: Iterable[tuple[str, float]]) -> float:
+        rules = list(rules)
+        now = self._clock()
+        due = max((self._last[key] + interval for key, interval in rules if key in self._last), default=now)
+        slept = 0.0
+        if due > now:
+            slept = due - now
+            self._sleep(slept)
+        stamp = self._clock()
+        for key, _ in rules:
+            self._last[key] = stamp
+        return slept
+
+
+def json_body_check(response_headers: dict[str, str], body: bytes) -> None:
+    """Raise BodyProblem unless the body is a JSON document (Scryfall's API always sends one)."""
+    ctype = response_headers.get("content-type", "")
+    if "html" in ctype:
+        raise BodyProblem(f"an HTML page ({ctype}) where JSON was expected: maintenance page?")
+    try:
+        json.loads(body)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise BodyProblem(f"invalid JSON ({exc.__class__.__name__}: {str(exc)[:80]})") from None
+
+
+class HttpClient:
+    def __init__(self, settings: Settings, *, session: requests.Session | None = None,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+                 on_rate_limited: Callable[[str, float], None] | None = None):
+        self.settings = settings
+        self.session = session or requests.Session()
+        self.session.headers.update({"User-Agent": settings.user_agent})
+        self.pacer = Pacer(clock, sleep)
+        self.traffic = Traffic()
+        self._sleep = sleep
+        self._on_rate_limited = on_rate_limited
+
+    def close(self) -> None:
+        self.session.close()
+
+    # -- the one entry point -------------------------------------------------------------
+    def get(self, url: str, *, pacing: Iterable[tuple[str, float]], accept: str = JSON_ACCEPT,
+            check_body: Callable[[dict[str, str], bytes], None] | None = None,
+            allowed_hosts: Iterable[str] = ()) -> Response:
+        """GET ``url`` politely. Non-2xx answers other than 429/5xx are returned, not raised.
+
+        ``check_body`` validates a 200's body (raise BodyProblem to have it retried).
+        ``allowed_hosts`` lists hosts other than the URL's own that redirects may lead to.
+        """
+        pacing = list(pacing)
+        hosts = {urlsplit(url).hostname} | set(allowed_hosts)
+        attempts = 0
+        last_problem = ""
+        body_failure = False
+        bad_response: Response | None = None
+        while attempts < self.settings.max_attempts:
+            attempts += 1
+            try:
+                response = self._exchange(url, pacing, accept, hosts)
+            except (requests.ConnectionError, requests.Timeout, urllib3.exceptions.HTTPError) as exc:
+                last_problem, body_failure = f"connection failed: {_short(exc)}", False
+            except _Truncated as exc:
+                last_problem, body_failure = str(exc), False
+            else:
+                status = response.status
+                if status == 429:
+                    self._wait_rate_limited(url, response.headers)
+                    last_problem, body_failure = "HTTP 429 (rate limited)", False
+                    continue
+                if status >= 500:
+                    last_problem, body_failure = f"HTTP {status}", False
+                    hint = parse_retry_after(response.headers.get("retry-after"))
+                    if hint is not None and hint <= self.settings.retry_after_max_s and attempts < self.settings.max_attempts:
+                        self._sleep_for("retry-after on 5xx", hint)
+                        continue
+                elif status == 200 and check_body is not None:
+                    try:
+                        check_body(response.headers, response.body)
+                    except BodyProblem as exc:
+                        last_problem, body_failure = str(exc), True
+                        bad_response = response
+                    else:
+                        return _with_attempts(response, attempts)
+                else:
+                    return _with_attempts(response, attempts)
+            if attempts < self.settings.max_attempts:
+                self.traffic.retries += 1
+                self._sleep_for(f"backoff after {last_problem}", self._backoff(attempts))
+        message = f"{url}: gave up after {attempts} attempts; last problem: {last_problem}"
+        if body_failure:
+            err = SourceDataError(message)
+            err.bad_response = bad_response
+            raise err
+        raise TryAgainLater(message)
+
+    # -- pieces ---------------------------------------------------------------------------
+    def _exchange(self, url: str, pacing, accept: str, hosts: set) -> Response:
+        current = url
+        for _ in range(MAX_REDIRECTS + 1):
+            self.pacer.wait(pacing)
+            fetched_at = utc_now_iso()
+            self.traffic.requests += 1
+            with self.session.get(current, headers={"Accept": accept}, stream=True, allow_redirects=False,
+                                  timeout=(self.settings.connect_timeout_s, self.settings.read_timeout_s)) as r:
+                headers = {k.lower(): v for k, v in r.headers.items() if k.lower() in KEPT_HEADERS}
+                if r.is_redirect or (300 <= r.status_code < 400 and "location" in r.headers):
+                    target = urljoin(current, r.headers["location"])
+                    parts = urlsplit(target)
+                    if parts.scheme not in ("http", "https") or parts.hostname not in hosts:
+                        raise SourceUnavailable(
+                            f"{url}: refused a redirect to another host ({target}); "
+                            "casefile only follows redirects within the host it asked")
+                    current = target
+                    continue
+                body = self._read_capped(r, current)
+                self.traffic.bytes += len(body)
+                return Response(url=url, final_url=current, status=r.status_code, headers=headers,
+                                body=body, fetched_at=fetched_at)
+        raise SourceUnavailable(f"{url}: more than {MAX_REDIRECTS} redirects")
+
+    def _read_capped(self, r: requests.Response, url: str) -> bytes:
+        cap = self.settings.max_bytes
+        declared = r.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > cap:
+            raise SourceDataError(f"{url}: response of {int(declared):,} bytes refused (cap {cap:,} bytes)")
+        chunks, size = [], 0
+        try:
+            for chunk in r.iter_content(chunk_size=64 * 1024):
+                size += len(chunk)
+                if size > cap:
+                    raise SourceDataError(f"{url}: response larger than the cap of {cap:,} bytes refused")
+                chunks.append(chunk)
+        except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError,
+                urllib3.exceptions.ProtocolError, requests.ConnectionError) as exc:
+            raise _Truncated(f"truncated body: {_short(exc)}") from None
+        body = b"".join(chunks)
+        encoded = r.headers.get("content-encoding", "identity") not in ("", "identity")
+        if declared and declared.isdigit() and not encoded and len(body) != int(declared):
+            raise _Truncated(f"truncated body: {len(body)} of {declared} bytes")
+        return body
+
+    def _wait_rate_limited(self, url: str, headers: dict[str, str]) -> None:
+        s = self.settings
+        asked = parse_retry_after(headers.get("retry-after"))
+        wait = max(asked if asked is not None else s.retry_after_min_s, s.retry_after_min_s)
+        if self._on_rate_limited is not None:
+            self._on_rate_limited(url, wait)
+        if wait > s.retry_after_max_s:
+            raise RateLimited(f"{url}: Scryfall answered 429 and asks for {wait:.0f} s, more than the "
+                              f"{s.retry_after_max_s:.0f} s casefile waits; try again later")
+        self._sleep_for("429 Retry-After", wait)
+
+    def _backoff(self, attempt: int) -> float:
+        return min(self.settings.backoff_max_s, self.settings.backoff_base_s * 2 ** (attempt - 1))
+
+    def _sleep_for(self, reason: str, seconds: float) -> None:
+        if seconds <= 0:
+            return
+        log.info("waiting %.1f s (%s)", seconds, reason)
+        self.traffic.waits.append((reason, seconds))
+        self._sleep(seconds)
+
+
+class _Truncated(Exception):
+    pass
+
+
+def _with_attempts(response: Response, attempts: int) -> Response:
+    if attempts == 1:
+        return response
+    return Response(**{**response.__dict__, "attempts": attempts})
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc) or exc.__class__.__name__
+    return text if len(text) < 160 else text[:157] + "..."

@@ -1,0 +1,1 @@
+"""Load: the only code that writes the warehouse."""

@@ -1,0 +1,67 @@
+"""Logging and progress for the CLI: text or one JSON object per line, progress bars on terminals."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import datetime, timezone
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {"ts": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+                 "level": record.levelname.lower(), "event": getattr(record, "event", "log"),
+                 "logger": record.name, "message": record.getMessage()}
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False)
+
+
+_FORMAT = {"value": "text"}
+
+
+def is_json() -> bool:
+    return _FORMAT["value"] == "json"
+
+
+def setup(log_format: str, verbosity: int) -> None:
+    _FORMAT["value"] = log_format
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    handler = logging.StreamHandler(sys.stderr)
+    if log_format == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("casefile: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    for noisy in ("urllib3", "requests"):
+        logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
+
+
+class Progress:
+    """A tqdm bar per step, shown only on an interactive terminal (silent under cron and in CI)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self._bars: dict = {}
+
+    def __call__(self, label: str) -> None:
+        if not self.enabled:
+            return
+        from tqdm import tqdm
+
+        bar = self._bars.get(label)
+        if bar is None:
+            bar = self._bars[label] = tqdm(desc=label, unit=" req", leave=False, file=sys.stderr)
+        bar.update(1)
+
+    def close(self) -> None:
+        for bar in self._bars.values():
+            bar.close()
+        self._bars.clear()
+
+
+def wants_progress(log_format: str, verbosity: int) -> bool:
+    return log_format == "text" and verbosity >= 0 and sys.stderr.isatty()

@@ -1,0 +1,233 @@
+"""Records from Scryfall API responses: cards, printings, sets and ruling sightings.
+
+Pure: bytes in, records out; no network, no DuckDB. A document that is not what it claims to be
+raises ParseError naming it; a single card object that cannot be read is skipped and reported in
+``PageRecords.skipped`` so the caller can decide whether the share of broken records is too high.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..errors import ParseError
+from ..records import Card, CardSet, Printing, RulingSighting
+
+ORIGIN = "scryfall-api"
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+# Fields of Scryfall's card object that casefile reads. Everything else is ignored and counted, so
+# a format change shows up in the run summary rather than silently.
+CARD_FIELDS_READ = frozenset({
+    "object", "id", "oracle_id", "name", "lang", "released_at", "layout", "mana_cost", "cmc",
+    "type_line", "oracle_text", "colors", "color_identity", "set", "collector_number", "rarity",
+    "digital", "printed_name", "printed_text", "printed_type_line", "scryfall_uri", "card_faces",
+})
+
+
+class RecordError(ValueError):
+    """One record of a document cannot be read; the document as a whole still can."""
+
+
+def load_json(body: bytes, doc: str):
+    try:
+        return json.loads(body)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ParseError(doc, f"not JSON ({exc.__class__.__name__})") from None
+
+
+def _list_object(body: bytes, doc: str) -> dict:
+    obj = load_json(body, doc)
+    if not isinstance(obj, dict) or obj.get("object") != "list" or not isinstance(obj.get("data"), list):
+        raise ParseError(doc, "expected a Scryfall list object with a data array")
+    return obj
+
+
+@dataclass(frozen=True)
+class SearchLinks:
+    total_cards: int | None
+    has_more: bool
+    next_page: str | None
+    printings: list[dict]  # {"id", "oracle_ids", "set", "lang"} per card object, in page order
+
+
+def search_page_links(body: bytes, doc: str) -> SearchLinks:
+    """What extract needs to follow a search: the next page, and each printing's ids and set."""
+    obj = _list_object(body, doc)
+    printings = []
+    for item in obj["data"]:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            continue
+        oracle_ids = _oracle_ids(item)
+        set_code = item.get("set")
+        if not oracle_ids or not isinstance(set_code, str):
+            continue
+        printings.append({"id": item["id"], "oracle_ids": oracle_ids, "set": set_code.lower(),
+                          "lang": item.get("lang")})
+    total = obj.get("total_cards")
+    return SearchLinks(total_cards=total if isinstance(total, int) else None,
+                       has_more=obj.get("has_more") is True,
+                       next_page=obj.get("next_page") if isinstance(obj.get("next_page"), str) else None,
+                       printings=printings)
+
+
+def _oracle_ids(item: dict) -> list[str]:
+    """A card's Oracle ids: its own, or (reversible cards) those of its faces, in face order."""
+    if isinstance(item.get("oracle_id"), str):
+        return [item["oracle_id"]]
+    ids = []
+    for face in item.get("card_faces") or []:
+        if isinstance(face, dict) and isinstance(face.get("oracle_id"), str) and face["oracle_id"] not in ids:
+            ids.append(face["oracle_id"])
+    return ids
+
+
+def _text(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _colors(value) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        raise RecordError("colors is not a list of strings")
+    return tuple(value)
+
+
+def _number(value) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise RecordError(f"cmc is not a number: {value!r}")
+    return float(value)
+
+
+def _joined(faces: list[dict], key: str, sep: str) -> str | None:
+    parts = [f.get(key) for f in faces if isinstance(f.get(key), str)]
+    return sep.join(parts) if parts else None
+
+
+def _face_colors(faces: list[dict]) -> tuple[str, ...] | None:
+    order = "WUBRG"
+    seen = {c for f in faces for c in (f.get("colors") or []) if isinstance(c, str)}
+    if not any("colors" in f for f in faces):
+        return None
+    return tuple(sorted(seen, key=lambda c: (order.find(c) if c in order else 99, c)))
+
+
+def card_records(item: dict) -> list[Card]:
+    """The Oracle card(s) a printing is a copy of. Raises RecordError if it cannot be read."""
+    faces = [f for f in (item.get("card_faces") or []) if isinstance(f, dict)]
+    layout = _text(item.get("layout")) or "normal"
+    color_identity = _colors(item.get("color_identity")) or ()
+    if isinstance(item.get("oracle_id"), str):
+        name = _text(item.get("name"))
+        if not name:
+            raise RecordError("card without a name")
+        mana_cost = item["mana_cost"] if isinstance(item.get("mana_cost"), str) else _joined(faces, "mana_cost", " // ")
+        colors = _colors(item["colors"]) if "colors" in item else _face_colors(faces)
+        return [Card(
+            oracle_id=item["oracle_id"], name=name, mana_cost=mana_cost, cmc=_number(item.get("cmc")),
+            colors=colors, color_identity=color_identity,
+            type_line=_text(item.get("type_line")) or _joined(faces, "type_line", " // "),
+            oracle_text=_text(item.get("oracle_text")) if "oracle_text" in item else _joined(faces, "oracle_text", "\n//\n"),
+            layout=layout)]
+    cards = []
+    for face in faces:  # reversible_card: no top-level oracle_id, each face names its own
+        oracle_id = face.get("oracle_id")
+        if not isinstance(oracle_id, str) or any(c.oracle_id == oracle_id for c in cards):
+            continue
+        name = _text(face.get("name"))
+        if not name:
+            raise RecordError("card face without a name")
+        cards.append(Card(
+            oracle_id=oracle_id, name=name, mana_cost=_text(face.get("mana_cost")), cmc=_number(face.get("cmc")),
+            colors=_colors(face.get("colors")), color_identity=color_identity,
+            type_line=_text(face.get("type_line")), oracle_text=_text(face.get("oracle_text")), layout=layout))
+    if not cards:
+        raise RecordError("card without an oracle_id, on the card or its faces")
+    return cards
+
+
+def printing_record(item: dict) -> Printing:
+    scryfall_id = item.get("id")
+    oracle_ids = _oracle_ids(item)
+    set_code = item.get("set")
+    number = item.get("collector_number")
+    if not isinstance(scryfall_id, str) or not oracle_ids or not isinstance(set_code, str):
+        raise RecordError("printing without id, oracle_id or set")
+    if not isinstance(number, str):  # collector numbers are text: "79†", "10s", "45p"
+        raise RecordError(f"collector_number is not text: {number!r}")
+    faces = [f for f in (item.get("card_faces") or []) if isinstance(f, dict)]
+    released = _text(item.get("released_at"))
+    return Printing(
+        scryfall_id=scryfall_id, oracle_id=oracle_ids[0], set_code=set_code.upper(), collector_number=number,
+        lang=_text(item.get("lang")) or "en", rarity=_text(item.get("rarity")),
+        released_at=released if released and _ISO_DATE.match(released) else None,
+        printed_name=_text(item.get("printed_name")) or _joined(faces, "printed_name", " // "),
+        printed_text=_text(item.get("printed_text")) or _joined(faces, "printed_text", "\n//\n"),
+        digital=item.get("digital") if isinstance(item.get("digital"), bool) else None,
+        scryfall_uri=_text(item.get("scryfall_uri")))
+
+
+@dataclass
+class PageRecords:
+    cards: list[Card] = field(default_factory=list)
+    printings: list[Printing] = field(default_factory=list)
+    pairs: list[tuple[Printing, list[Card]]] = field(default_factory=list)  # each printing with its card(s)
+    skipped: list[str] = field(default_factory=list)  # "doc#index: reason"
+    unknown_fields: Counter = field(default_factory=Counter)
+    objects: int = 0
+
+
+def search_page_records(body: bytes, doc: str) -> PageRecords:
+    """Cards and printings of one ``/cards/search`` page."""
+    page = PageRecords()
+    for index, item in enumerate(_list_object(body, doc)["data"]):
+        page.objects += 1
+        if not isinstance(item, dict):
+            page.skipped.append(f"{doc}#{index}: not an object")
+            continue
+        page.unknown_fields.update(k for k in item if k not in CARD_FIELDS_READ)
+        try:
+            printing = printing_record(item)
+            cards = card_records(item)
+        except RecordError as exc:
+            page.skipped.append(f"{doc}#{index}: {exc}")
+            continue
+        page.printings.append(printing)
+        page.cards.extend(cards)
+        page.pairs.append((printing, cards))
+    return page
+
+
+def set_record(body: bytes, doc: str) -> CardSet:
+    obj = load_json(body, doc)
+    if not isinstance(obj, dict) or obj.get("object") != "set" or not isinstance(obj.get("code"), str):
+        raise ParseError(doc, "expected a Scryfall set object with a code")
+    released = _text(obj.get("released_at"))
+    count = obj.get("card_count")
+    return CardSet(set_code=obj["code"].upper(), name=_text(obj.get("name")), set_type=_text(obj.get("set_type")),
+                   released_at=released if released and _ISO_DATE.match(released) else None,
+                   card_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
+                   digital=obj.get("digital") if isinstance(obj.get("digital"), bool) else None)
+
+
+def ruling_sightings(body: bytes, doc_id: str, oracle_id: str, doc: str) -> tuple[list[RulingSighting], list[str]]:
+    """The rulings list of one Oracle card, as sightings in the order Scryfall lists them."""
+    sightings, skipped = [], []
+    for position, item in enumerate(_list_object(body, doc)["data"]):
+        if not isinstance(item, dict) or not isinstance(item.get("comment"), str) or not item["comment"].strip():
+            skipped.append(f"{doc}#{position}: ruling without a comment")
+            continue
+        date = item.get("published_at")
+        if not isinstance(date, str) or not _ISO_DATE.match(date):
+            skipped.append(f"{doc}#{position}: ruling without an ISO published_at")
+            continue
+        owner = item.get("oracle_id") if isinstance(item.get("oracle_id"), str) else oracle_id
+        sightings.append(RulingSighting(
+            doc_id=doc_id, origin=ORIGIN, oracle_id=owner, position=position, text_as_seen=item["comment"],
+            date_as_seen=date, source=_text(item.get("source")), lang="en"))
+    return sightings, skipped

@@ -1,0 +1,268 @@
+"""The raw store: every response of every run, byte for byte, with a manifest.
+
+Layout of one run (``data/raw/<run_id>/``)::
+
+    run.json          what the run was asked to do (written first)
+    docs/<origin>/    the bodies, one file each, written to a temporary name then renamed
+    manifest.jsonl    one line per body: url, status, kept headers, fetched_at, sha256, path
+    quarantine/       bodies that failed validation, with their reason in the manifest
+    _SUCCESS          written last; a run without it is never loaded
+    _FAILED           written instead when a run stops on an error (or a signal)
+
+No network, no DuckDB. File names are made here, never taken from a URL, so no response can
+write outside its run folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+from .errors import ConfigError, SourceDataError
+from .http import Response, utc_now_iso
+
+RUN_ID_RE = re.compile(r"^\d{8}T\d{6}\.\d{6}Z$")
+SUCCESS = "_SUCCESS"
+FAILED = "_FAILED"
+MANIFEST = "manifest.jsonl"
+RUN_META = "run.json"
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    now = now or datetime.now(timezone.utc)
+    return now.strftime("%Y%m%dT%H%M%S.%fZ")
+
+
+def doc_id_for(url: str, body: bytes) -> str:
+    """A document's identity: its URL and its bytes (two empty rulings lists are two documents)."""
+    digest = hashlib.sha256(url.encode("utf-8"))
+    digest.update(b"\n")
+    digest.update(body)
+    return digest.hexdigest()
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` so that ``path`` is either absent or complete, even after kill -9."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(3)}")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def _json_bytes(obj) -> bytes:
+    return (json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode("utf-8")
+
+
+def _safe_name(seq: int, url: str, content_type: str) -> str:
+    tail = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or "index"
+    slug = _SLUG.sub("_", tail).strip("._")[:60] or "doc"
+    ext = ".json" if "json" in content_type else ".html" if "html" in content_type else ".txt" \
+        if "text/plain" in content_type else ".bin"
+    return f"{seq:05d}-{slug}{ext}"
+
+
+@dataclass(frozen=True)
+class DocEntry:
+    doc_id: str
+    origin: str  # scryfall-api | mtgwiki | listeblanche | scryfall-page
+    kind: str  # search | rulings | set | page | robots
+    key: str | None  # what was asked for: an oracle id, a set code, a page's card
+    url: str
+    final_url: str
+    status: int
+    headers: dict
+    fetched_at: str
+    sha256: str
+    bytes: int
+    path: str  # relative to the run folder
+    quarantined: str | None = None  # the reason, for bodies that failed validation
+
+    @classmethod
+    def from_json(cls, line: dict) -> "DocEntry":
+        known = {k: line.get(k) for k in cls.__dataclass_fields__}
+        known["headers"] = known.get("headers") or {}
+        return cls(**known)
+
+
+class RunWriter:
+    """Writes one run. Create it, ``save`` each response, then ``finish`` or ``fail``."""
+
+    def __init__(self, store: "RawStore", run_id: str, meta: dict):
+        if not RUN_ID_RE.match(run_id):
+            raise ValueError(f"bad run id {run_id!r}")
+        self.run_id = run_id
+        self.path = store.root / run_id
+        self.path.mkdir(parents=True, exist_ok=False)
+        self.meta = {"run_id": run_id, "started_at": utc_now_iso(), **meta}
+        atomic_write(self.path / RUN_META, _json_bytes(self.meta))
+        self._seq = 0
+        self.entries: list[DocEntry] = []
+        self._manifest = open(self.path / MANIFEST, "ab")
+
+    def save(self, response: Response, origin: str, kind: str, key: str | None = None,
+             quarantined: str | None = None) -> DocEntry:
+        self._seq += 1
+        folder = "quarantine" if quarantined else f"docs/{origin}"
+        name = _safe_name(self._seq, response.final_url, response.headers.get("content-type", ""))
+        target = self.path / folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, response.body)
+        entry = DocEntry(
+            doc_id=doc_id_for(response.url, response.body), origin=origin, kind=kind, key=key,
+            url=response.url, final_url=response.final_url, status=response.status,
+            headers=dict(sorted(response.headers.items())), fetched_at=response.fetched_at,
+            sha256=hashlib.sha256(response.body).hexdigest(), bytes=len(response.body),
+            path=f"{folder}/{name}", quarantined=quarantined)
+        line = json.dumps(asdict(entry), ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n"
+        self._manifest.write(line)
+        self._manifest.flush()
+        os.fsync(self._manifest.fileno())
+        if not quarantined:
+            self.entries.append(entry)
+        return entry
+
+    def finish(self, summary: dict) -> None:
+        self._manifest.close()
+        body = {"finished_at": utc_now_iso(), "documents": len(self.entries), **summary}
+        atomic_write(self.path / SUCCESS, _json_bytes(body))
+
+    def fail(self, reason: str, status: str = "failed") -> None:
+        if not self._manifest.closed:
+            self._manifest.close()
+        if (self.path / SUCCESS).exists():
+            return
+        atomic_write(self.path / FAILED, _json_bytes({"failed_at": utc_now_iso(), "status": status,
+                                                      "reason": reason}))
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    run_id: str
+    path: Path
+    meta: dict
+    success: dict | None
+    failure: dict | None
+
+    @property
+    def status(self) -> str:
+        if self.failure is not None:
+            return self.failure.get("status", "failed")
+        if self.success is not None:
+            return "complete"
+        return "incomplete"
+
+    @property
+    def complete(self) -> bool:
+        """Finished fetching and not rejected: the only runs that are ever loaded."""
+        return self.success is not None and self.failure is None
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return {}
+
+
+def read_run(path: Path) -> RunInfo:
+    path = Path(path)
+    meta = _read_json(path / RUN_META)
+    if meta is None:
+        raise ConfigError(f"{path} is not a casefile run (no {RUN_META})")
+    return RunInfo(run_id=meta.get("run_id") or path.name, path=path, meta=meta,
+                   success=_read_json(path / SUCCESS), failure=_read_json(path / FAILED))
+
+
+def mark_rejected(run: RunInfo, reason: str) -> None:
+    """A run that fetched everything but whose data cannot be loaded: never loaded again."""
+    atomic_write(run.path / FAILED, _json_bytes({"failed_at": utc_now_iso(), "status": "rejected",
+                                                 "reason": reason}))
+
+
+def read_manifest(run: RunInfo, include_quarantined: bool = False) -> list[DocEntry]:
+    """The manifest's entries. A complete run's manifest must be whole; else the tail is cut."""
+    entries = []
+    try:
+        raw = (run.path / MANIFEST).read_bytes()
+    except FileNotFoundError:
+        return []
+    lines = raw.split(b"\n")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            entry = DocEntry.from_json(json.loads(line))
+        except (ValueError, TypeError) as exc:
+            if run.success is not None or number < len(lines) - 1:
+                raise SourceDataError(f"{run.path / MANIFEST}:{number}: unreadable manifest line ({exc})") from None
+            break  # the half-written last line of a run that was killed
+        if entry.quarantined and not include_quarantined:
+            continue
+        entries.append(entry)
+    return entries
+
+
+def read_body(run: RunInfo, entry: DocEntry) -> bytes:
+    path = (run.path / entry.path).resolve()
+    if run.path.resolve() not in path.parents:
+        raise SourceDataError(f"manifest of {run.run_id} points outside its run: {entry.path}")
+    return path.read_bytes()
+
+
+class RawStore:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def new_run(self, meta: dict, run_id: str | None = None) -> RunWriter:
+        self.root.mkdir(parents=True, exist_ok=True)
+        return RunWriter(self, run_id or new_run_id(), meta)
+
+    def runs(self) -> list[RunInfo]:
+        """Every run folder, oldest first. Folders that are not runs (``sample``) are left out."""
+        if not self.root.is_dir():
+            return []
+        found = []
+        for child in sorted(self.root.iterdir()):
+            if child.is_dir() and RUN_ID_RE.match(child.name) and (child / RUN_META).exists():
+                found.append(read_run(child))
+        return found
+
+    def complete_runs(self) -> list[RunInfo]:
+        return [run for run in self.runs() if run.complete]
+
+    def iter_documents(self, run: RunInfo) -> Iterator[tuple[DocEntry, bytes]]:
+        for entry in read_manifest(run):
+            yield entry, read_body(run, entry)
+
+    def remove_incomplete(self, run: RunInfo) -> None:
+        """Delete an incomplete run's folder (used by ``doctor --fix``; never automatic)."""
+        if run.complete:
+            raise ValueError("refusing to delete a complete run")
+        shutil.rmtree(run.path)

@@ -1,0 +1,48 @@
+"""Read-only access to the warehouse for ``sql``, ``status`` and the other readers.
+
+A reader never writes: the connection is read-only, external access (other files, ATTACH,
+COPY, httpfs) is switched off and the configuration locked, so a query cannot undo that. While a
+sync holds the file, a reader waits briefly, then stops with exit 75.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import duckdb
+
+from .errors import ConfigError, TryAgainLater, UsageError
+
+
+def open_reader(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnection:
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"no warehouse at {path} yet: run `casefile sync` (or `casefile rebuild`) first")
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            con = duckdb.connect(str(path), read_only=True)
+            break
+        except duckdb.IOException as exc:
+            text = str(exc).lower()
+            if "lock" not in text:
+                raise ConfigError(f"cannot open the warehouse {path}: {exc}") from None
+            if time.monotonic() >= deadline:
+                raise TryAgainLater(f"the warehouse {path} is busy (a sync is writing it); try again in a moment") from None
+            time.sleep(0.1)
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+    return con
+
+
+def query(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> tuple[list[str], list[tuple]]:
+    """Run one statement; a SQL error becomes a usage error with DuckDB's message."""
+    try:
+        cursor = con.execute(sql, params) if params is not None else con.execute(sql)
+        rows = cursor.fetchall()
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
+        raise UsageError(f"the query failed: {first}") from None
+    columns = [d[0] for d in cursor.description] if cursor.description else []
+    return columns, rows

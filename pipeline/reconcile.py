@@ -1,0 +1,195 @@
+"""Reconciliation: many sightings of a ruling become one ruling, with its provenance.
+
+Pure (no network, no DuckDB), idempotent and independent of input order: the output is a
+function of the *set* of sightings. The rules, in order:
+
+1. A sighting with a date and a source is an *anchor*; anchors that share (source, date,
+   match_key) are one ruling. An anchor whose text lost its ``{…}`` symbols joins the anchor that
+   has them when exactly one such anchor exists (flag ``symbols_lost``).
+2. A sighting without a date or source (the MTG wiki, some card pages) attaches to the anchored
+   ruling with the same key — or the same key without symbols, when unique (flag ``symbols_lost``).
+   Dates and sources it does show must agree.
+3. What still matches nothing is a ruling of its own: a wiki-only ruling has source ``mtgwiki``
+   and no date.
+4. A copy in another language is a translation of the English copy it sits beside on the same
+   document (``translates`` = that copy's position), never a ruling.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from .normalize.text import canonical_text, has_symbols, match_key, symbol_free_key, typographic_score
+from .records import CardRuling, Ruling, RulingSighting, SightingRow, Translation
+
+# Which copy of a text is the best: Scryfall's API first (curly quotes, mana symbols in braces).
+ORIGIN_RANK = {"scryfall-api": 0, "scryfall-page": 1, "listeblanche": 2, "mtgwiki": 3}
+# Origins whose translations are machine-made (listeblanche.fr says its French text is AI-generated).
+MACHINE_TRANSLATED_ORIGINS = frozenset({"listeblanche"})
+
+SYMBOLS_LOST = "symbols_lost"
+AMBIGUOUS = "ambiguous_match"
+UNDATED_MATCH = "matched_without_date"
+
+
+@dataclass
+class Reconciled:
+    rulings: list[Ruling] = field(default_factory=list)
+    card_rulings: list[CardRuling] = field(default_factory=list)
+    sightings: list[SightingRow] = field(default_factory=list)
+    translations: list[Translation] = field(default_factory=list)
+    unmatched_translations: list[RulingSighting] = field(default_factory=list)
+
+
+def ruling_id_for(source: str, published_at: str | None, key: str) -> str:
+    raw = "\x1f".join([source, published_at or "", key]).encode("utf-8")
+    return "r" + hashlib.sha256(raw).hexdigest()[:15]
+
+
+def _sighting_identity(s: RulingSighting) -> tuple:
+    return (s.doc_id, s.oracle_id or "", s.position, s.lang)
+
+
+def _sort_key(s: RulingSighting) -> tuple:
+    return (s.doc_id, s.oracle_id or "", s.position, s.lang, s.text_as_seen, s.date_as_seen or "",
+            s.source or "", s.translates if s.translates is not None else -1, s.flags)
+
+
+def _unique(sightings: Iterable[RulingSighting]) -> list[RulingSighting]:
+    """One sighting per (document, card, position, language): duplicated inputs change nothing."""
+    chosen: dict[tuple, RulingSighting] = {}
+    for s in sorted(sightings, key=_sort_key):
+        chosen.setdefault(_sighting_identity(s), s)
+    return list(chosen.values())
+
+
+@dataclass
+class _Group:
+    source: str
+    published_at: str | None
+    key: str
+    members: list[tuple[RulingSighting, tuple[str, ...]]] = field(default_factory=list)
+
+    @property
+    def has_symbols(self) -> bool:
+        return any(has_symbols(s.text_as_seen) for s, _ in self.members)
+
+
+def _best_copy(group: _Group) -> str:
+    english = [(s, flags) for s, flags in group.members if s.lang == "en"]
+
+    def rank(item):
+        s, flags = item
+        text = canonical_text(s.text_as_seen)
+        return (SYMBOLS_LOST in flags, ORIGIN_RANK.get(s.origin, 9), -typographic_score(text), text)
+
+    return canonical_text(min(english, key=rank)[0].text_as_seen)
+
+
+def reconcile(sightings: Iterable[RulingSighting]) -> Reconciled:
+    unique = _unique(sightings)
+    english = [s for s in unique if s.lang == "en"]
+    foreign = [s for s in unique if s.lang != "en"]
+
+    # 1. anchors
+    groups: dict[tuple, _Group] = {}
+    loose: list[RulingSighting] = []
+    for s in english:
+        if s.date_as_seen and s.source:
+            ident = (s.source, s.date_as_seen, match_key(s.text_as_seen))
+            groups.setdefault(ident, _Group(*ident)).members.append((s, ()))
+        else:
+            loose.append(s)
+    _fold_symbol_less_anchors(groups)
+
+    # 2. attach loose sightings to anchors
+    by_key: dict[str, list[_Group]] = defaultdict(list)
+    by_bare_key: dict[str, list[_Group]] = defaultdict(list)
+    for group in groups.values():
+        by_key[group.key].append(group)
+        if group.has_symbols:
+            by_bare_key[symbol_free_key(group.key)].append(group)
+    orphans: dict[tuple, _Group] = {}
+    for s in loose:
+        flags: tuple[str, ...] = ()
+        candidates = _agreeing(by_key.get(match_key(s.text_as_seen), []), s)
+        if not candidates:
+            candidates = _agreeing(by_bare_key.get(symbol_free_key(s.text_as_seen), []), s)
+            flags = (SYMBOLS_LOST,) if candidates and not has_symbols(s.text_as_seen) else ()
+        if candidates:
+            if len(candidates) > 1:
+                flags += (AMBIGUOUS,)
+            target = max(candidates, key=lambda g: (g.published_at or "", g.source))
+            if not s.date_as_seen:
+                flags += (UNDATED_MATCH,)
+            target.members.append((s, flags))
+            continue
+        # 3. a ruling of its own
+        source = s.source or ("mtgwiki" if s.origin == "mtgwiki" else s.origin)
+        ident = (source, s.date_as_seen, match_key(s.text_as_seen))
+        orphans.setdefault(ident, _Group(*ident)).members.append((s, ()))
+
+    result = Reconciled()
+    english_ruling: dict[tuple, str] = {}  # (doc, oracle, position) -> ruling_id
+    for group in sorted([*groups.values(), *orphans.values()], key=lambda g: (g.source, g.published_at or "", g.key)):
+        rid = ruling_id_for(group.source, group.published_at, group.key)
+        result.rulings.append(Ruling(rid, group.source, group.published_at, _best_copy(group), group.key))
+        positions: dict[str, tuple] = {}
+        for s, flags in group.members:
+            english_ruling[(s.doc_id, s.oracle_id, s.position)] = rid
+            result.sightings.append(_row(rid, s, flags))
+            if s.oracle_id is not None:
+                rank = (ORIGIN_RANK.get(s.origin, 9), s.position, s.doc_id)
+                positions[s.oracle_id] = min(positions.get(s.oracle_id, rank), rank)
+        for oracle_id, rank in positions.items():
+            result.card_rulings.append(CardRuling(oracle_id, rid, rank[1]))
+
+    # 4. translations, paired by document structure
+    translated: dict[tuple, list[RulingSighting]] = defaultdict(list)
+    for s in foreign:
+        rid = english_ruling.get((s.doc_id, s.oracle_id, s.translates)) if s.translates is not None else None
+        if rid is None:
+            result.unmatched_translations.append(s)
+            continue
+        result.sightings.append(_row(rid, s, ()))
+        translated[(rid, s.lang, s.origin)].append(s)
+    for (rid, lang, origin), copies in sorted(translated.items()):
+        counts = Counter(canonical_text(s.text_as_seen) for s in copies)
+        text = min(counts, key=lambda t: (-counts[t], t))
+        result.translations.append(Translation(rid, lang, origin, text, origin in MACHINE_TRANSLATED_ORIGINS))
+
+    result.sightings.sort(key=lambda r: (r.ruling_id, r.doc_id, r.oracle_id or "", r.position, r.lang))
+    result.card_rulings.sort(key=lambda c: (c.oracle_id, c.position, c.ruling_id))
+    return result
+
+
+def _agreeing(groups: list[_Group], s: RulingSighting) -> list[_Group]:
+    """Groups a loose sighting may join: whatever date or source it does show must agree."""
+    return [g for g in groups
+            if (not s.date_as_seen or g.published_at == s.date_as_seen)
+            and (not s.source or g.source == s.source)]
+
+
+def _fold_symbol_less_anchors(groups: dict[tuple, _Group]) -> None:
+    with_symbols: dict[tuple, list[tuple]] = defaultdict(list)
+    for ident, group in groups.items():
+        if group.has_symbols:
+            with_symbols[(group.source, group.published_at, symbol_free_key(group.key))].append(ident)
+    for ident in sorted(groups):
+        group = groups[ident]
+        if group.has_symbols:
+            continue
+        targets = with_symbols.get((group.source, group.published_at, symbol_free_key(group.key)), [])
+        if len(targets) == 1 and targets[0] != ident:
+            groups[targets[0]].members.extend((s, flags + (SYMBOLS_LOST,)) for s, flags in group.members)
+            del groups[ident]
+
+
+def _row(rid: str, s: RulingSighting, flags: tuple[str, ...]) -> SightingRow:
+    return SightingRow(ruling_id=rid, doc_id=s.doc_id, origin=s.origin, oracle_id=s.oracle_id,
+                       position=s.position, lang=s.lang, text_as_seen=s.text_as_seen,
+                       date_as_seen=s.date_as_seen, source_as_seen=s.source,
+                       flags=tuple(sorted(set(s.flags) | set(flags))))

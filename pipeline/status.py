@@ -1,0 +1,47 @@
+"""What ``casefile status`` reports: paths, runs of the raw store, and the warehouse's row counts.
+
+Reads only: the raw store's markers and a read-only warehouse connection.
+"""
+
+from __future__ import annotations
+
+from .config import Settings
+from .lock import holder_pid
+from .rawstore import RawStore
+from .reader import open_reader, query
+
+TABLES = ("sync_run", "raw_document", "card_set", "card", "printing", "ruling", "card_ruling",
+          "ruling_sighting", "ruling_translation")
+
+
+def collect_status(settings: Settings, recent: int = 5) -> dict:
+    runs = RawStore(settings.raw_dir).runs()
+    by_status: dict[str, int] = {}
+    for run in runs:
+        by_status[run.status] = by_status.get(run.status, 0) + 1
+    info = {
+        "paths": {"data_dir": str(settings.data_dir), "raw_dir": str(settings.raw_dir),
+                  "warehouse": str(settings.warehouse_path), "lock": str(settings.lock_path)},
+        "sync_running_pid": holder_pid(settings.lock_path),
+        "runs": {"total": len(runs), "complete": by_status.get("complete", 0),
+                 "failed": sum(v for k, v in by_status.items() if k not in ("complete", "incomplete")),
+                 "incomplete": by_status.get("incomplete", 0)},
+        "warehouse": {"exists": settings.warehouse_path.exists()},
+        "recent_runs": [],
+    }
+    loaded: set[str] = set()
+    if settings.warehouse_path.exists():
+        con = open_reader(settings.warehouse_path, settings.reader_wait_s)
+        try:
+            info["warehouse"]["tables"] = {t: query(con, f"SELECT count(*) FROM {t}")[1][0][0] for t in TABLES}
+            cols, rows = query(con, "SELECT run_id, mode, status, query FROM sync_run ORDER BY run_id DESC LIMIT 1")
+            if rows:
+                info["warehouse"]["last_run"] = dict(zip(cols, rows[0]))
+            loaded = {r[0] for r in query(con, "SELECT run_id FROM sync_run")[1]}
+        finally:
+            con.close()
+    for run in runs[-recent:][::-1]:
+        info["recent_runs"].append({"run_id": run.run_id, "mode": run.meta.get("mode"), "status": run.status,
+                                    "loaded": run.run_id in loaded, "query": run.meta.get("query"),
+                                    "reason": (run.failure or {}).get("reason")})
+    return info

@@ -1,0 +1,10 @@
+-- Every table's key is unique. Returns one row per duplicated key.
+SELECT 'card_set' AS tbl, set_code AS k FROM card_set GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'card', oracle_id FROM card GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'printing', scryfall_id FROM printing GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'ruling', ruling_id FROM ruling GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'card_ruling', oracle_id || '/' || ruling_id FROM card_ruling GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'ruling_sighting', sighting_id FROM ruling_sighting GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'ruling_translation', ruling_id || '/' || lang || '/' || origin FROM ruling_translation GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'sync_run', run_id FROM sync_run GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'raw_document', doc_id FROM raw_document GROUP BY ALL HAVING count(*) > 1;

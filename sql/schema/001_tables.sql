@@ -1,0 +1,107 @@
+-- casefile warehouse: the tables of the data contract (see README, "Tables").
+-- Applied on every writer connection; each statement is idempotent.
+-- Keys are enforced by sql/checks/*.sql rather than PRIMARY KEY constraints, so that one load
+-- transaction can rewrite rows in any order.
+
+CREATE TABLE IF NOT EXISTS sync_run (
+    run_id        VARCHAR NOT NULL,   -- the raw folder name: data/raw/<run_id>/
+    started_at    TIMESTAMP,
+    finished_at   TIMESTAMP,
+    status        VARCHAR NOT NULL,   -- ok | no_changes
+    mode          VARCHAR NOT NULL,   -- live | offline
+    query         VARCHAR,
+    sources       VARCHAR,            -- comma-separated: api,wiki,listeblanche,scryfall-page
+    replay_of     VARCHAR,            -- offline runs: the recorded run they replayed
+    requests      INTEGER,            -- HTTP exchanges (retries included); replayed responses offline
+    bytes         BIGINT,
+    documents     INTEGER,
+    inserted      INTEGER,            -- rows inserted, updated, removed across the data tables
+    updated       INTEGER,
+    removed       INTEGER,
+    loaded_at     TIMESTAMP
+);
+
+CREATE TABLE IF NOT EXISTS raw_document (
+    doc_id        VARCHAR NOT NULL,   -- sha256 of url + "\n" + body
+    run_id        VARCHAR NOT NULL,   -- the first run that fetched these bytes from this URL
+    origin        VARCHAR NOT NULL,   -- scryfall-api | mtgwiki | listeblanche | scryfall-page
+    kind          VARCHAR NOT NULL,   -- search | rulings | set | page
+    url           VARCHAR NOT NULL,
+    fetched_at    TIMESTAMP,
+    http_status   INTEGER,
+    content_type  VARCHAR,
+    path          VARCHAR NOT NULL,   -- relative to data/raw/
+    bytes         BIGINT,
+    sha256        VARCHAR             -- of the body alone
+);
+
+CREATE TABLE IF NOT EXISTS card_set (
+    set_code      VARCHAR NOT NULL,   -- upper case: MKM
+    name          VARCHAR,
+    set_type      VARCHAR,
+    released_at   DATE,
+    card_count    INTEGER,
+    digital       BOOLEAN
+);
+
+CREATE TABLE IF NOT EXISTS card (
+    oracle_id     VARCHAR NOT NULL,
+    name          VARCHAR NOT NULL,
+    mana_cost     VARCHAR,            -- '' (no cost) is not '{0}'; NULL when unknown
+    cmc           DOUBLE,
+    colors        VARCHAR[],
+    color_identity VARCHAR[],
+    type_line     VARCHAR,
+    oracle_text   VARCHAR,
+    layout        VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS printing (
+    scryfall_id   VARCHAR NOT NULL,
+    oracle_id     VARCHAR NOT NULL,
+    set_code      VARCHAR NOT NULL,
+    collector_number VARCHAR NOT NULL, -- text: '79†', '10s'
+    lang          VARCHAR NOT NULL,
+    rarity        VARCHAR,
+    released_at   DATE,
+    printed_name  VARCHAR,
+    printed_text  VARCHAR,
+    digital       BOOLEAN,
+    scryfall_uri  VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS ruling (
+    ruling_id     VARCHAR NOT NULL,   -- derived from (source, published_at, match_key)
+    source        VARCHAR NOT NULL,   -- wotc | scryfall | mtgwiki
+    published_at  DATE,               -- NULL for undated rulings (wiki-only)
+    text          VARCHAR NOT NULL,   -- the best copy seen
+    match_key     VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS card_ruling (
+    oracle_id     VARCHAR NOT NULL,
+    ruling_id     VARCHAR NOT NULL,
+    position      INTEGER NOT NULL    -- order on the card's rulings list (Scryfall's order when known)
+);
+
+CREATE TABLE IF NOT EXISTS ruling_sighting (
+    sighting_id   VARCHAR NOT NULL,   -- derived from (doc_id, oracle_id, position, lang)
+    ruling_id     VARCHAR NOT NULL,
+    doc_id        VARCHAR NOT NULL,
+    origin        VARCHAR NOT NULL,
+    oracle_id     VARCHAR,            -- NULL on pages about a whole subtype (the wiki)
+    position      INTEGER NOT NULL,
+    lang          VARCHAR NOT NULL,
+    text_as_seen  VARCHAR NOT NULL,
+    date_as_seen  DATE,
+    source_as_seen VARCHAR,
+    flags         VARCHAR[]           -- symbols_lost, matched_without_date, ambiguous_match
+);
+
+CREATE TABLE IF NOT EXISTS ruling_translation (
+    ruling_id     VARCHAR NOT NULL,
+    lang          VARCHAR NOT NULL,
+    origin        VARCHAR NOT NULL,
+    text          VARCHAR NOT NULL,
+    machine_translated BOOLEAN NOT NULL
+);
