@@ -14,7 +14,7 @@ from pipeline.errors import ParseError
 
 # The published file's landmarks, each alone on its line. "Contents" lists the sections and ends
 # with the entries "Glossary" and "Credits"; the same two words then head the last two parts
-# (seen in every edition of MagicCompRules.txt from 2017 to 2024).
+# (layout of MagicCompRules.txt as kept by taw/magic-search-engine, edition of July 8, 2017).
 CONTENTS = "Contents"
 GLOSSARY = "Glossary"
 CREDITS = "Credits"
@@ -127,6 +127,21 @@ def rule_sort_key(number: str) -> tuple[int, int, str]:
     return (int(head), int(sub) if sub else -1, letter or "")
 
 
+def parse_rule_line(line: str) -> tuple[str, str] | None:
+    """("719.3a", "“To solve — …") for a line that opens a rule or a section heading, else None."""
+    if match := _LETTERED.fullmatch(line):
+        head, sub, letter, text = match.groups()
+        return f"{head}.{sub}{letter}", text
+    if match := _SUBRULE.fullmatch(line):
+        head, sub, text = match.groups()
+        return f"{head}.{sub}", text
+    if match := _RULE.fullmatch(line):
+        return match.group(1), match.group(2)
+    if (match := _SECTION.fullmatch(line)) and not _SENTENCE_END.search(line):
+        return match.group(1), match.group(2)  # a section heading, never a sentence
+    return None
+
+
 def parent_of(number: str) -> str | None:
     if re.fullmatch(r"\d", number):
         return None
@@ -177,28 +192,14 @@ def _parse_rules(lines: list[str], document: str) -> list[Rule]:
     for line in lines:
         if not line:
             continue
-        number, text = _numbered(line)
-        if number is not None:
-            pending.append((number, [text]))
+        parsed = parse_rule_line(line)
+        if parsed is not None:
+            pending.append((parsed[0], [parsed[1]]))
         elif pending:
             pending[-1][1].append(line)
     if not pending:
         raise ParseError(document, "no numbered rules between the Contents and the Glossary")
     return [_rule(number, texts, position) for position, (number, texts) in enumerate(pending)]
-
-
-def _numbered(line: str) -> tuple[str | None, str]:
-    if match := _LETTERED.fullmatch(line):
-        head, sub, letter, text = match.groups()
-        return f"{head}.{sub}{letter}", text
-    if match := _SUBRULE.fullmatch(line):
-        head, sub, text = match.groups()
-        return f"{head}.{sub}", text
-    if match := _RULE.fullmatch(line):
-        return match.group(1), match.group(2)
-    if (match := _SECTION.fullmatch(line)) and not _SENTENCE_END.search(line):
-        return match.group(1), match.group(2)  # a section heading, never a sentence
-    return None, line
 
 
 def _rule(number: str, texts: list[str], position: int) -> Rule:
