@@ -1,0 +1,238 @@
+"""Links from rulings and cards to the Comprehensive Rules, each saying how it was found.
+
+Runs after ``normalize.rules`` has parsed a CR edition and before the links are loaded; the same
+rulings give the same links for the same edition. Pure: no network, no DuckDB.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pipeline.normalize.rules import RulesDocument, parse_rule_line, rule_sort_key
+from pipeline.normalize.text import match_key
+
+# How a link was found, from the most to the least direct. Links sort in this order within a rule.
+METHODS = ("citation", "type_line", "keyword", "wiki_quote", "glossary")
+
+
+@dataclass(frozen=True)
+class RuleLink:
+    rule_number: str
+    method: str  # one of METHODS
+    evidence: str  # what in the text made the link: the citation, the reason, the term
+
+
+# Keyword table: a ruling or card text that states what a rule defines links to that rule.
+# Source: the texts of CR 719.3, 719.3a-c and 702.169a-d (rules effective 2024-09-20, as in
+# tests/fixtures/reference/comprehensive_rules_719.json). Each pattern is searched in the text's
+# match_key: quotes straight, dashes "-", one space, casefolded. "[^.]*" keeps a match within
+# one sentence.
+_SOLVED_ABILITY = r'"solved - \[(?:static|triggered|activated) ability\]"'
+KEYWORD_PATTERNS: list[tuple[str, str, str]] = [
+    # 719.3 "Case cards have two special keyword abilities that appear before a long dash …"
+    (r"\btwo special keyword abilities\b", "719.3",
+     "names the two special keyword abilities of Case cards"),
+    # 702.169a "Solved is a keyword ability found on Case cards."
+    (r"\bkeyword abilit(?:y|ies)\b[^.]*\bsolved\b", "702.169a",
+     "calls solved a keyword ability"),
+    # 719.3a "“To solve — [Condition]” means “At the beginning of your end step, if [condition]
+    # and this Case is not solved, this Case becomes solved.”"
+    (r'"to solve - \[condition\]"', "719.3a",
+     'says what "To solve — [condition]" means'),
+    (r'"to solve" abilit(?:y|ies)\b[^.]*\bcheck\b[^.]*\btwice\b', "719.3a",
+     'says when a "to solve" ability checks its condition'),
+    # 719.3b "Solved is a designation … Once a permanent becomes solved, it stays solved until it
+    # leaves the battlefield. The solved designation is neither an ability nor part of the
+    # permanent's copiable values."
+    (r"\b(?:stays|remains) solved\b", "719.3b",
+     "says a solved permanent stays solved"),
+    (r"\bsolved designation\b", "719.3b",
+     "speaks of the solved designation"),
+    (r"\bsolved\b[^.]*\bcopiable values?\b", "719.3b",
+     "says being solved is not part of the copiable values"),
+    (r"\bdon't lose\b[^.]*\babilities\b[^.]*\bbecomes? solved\b", "719.3b",
+     "says becoming solved takes no ability away: solved is only a designation"),
+    # 719.3c "If a Case has the solved designation, “Solved — [Ability text]” is an ability
+    # that may affect the game if it's a static ability, …"
+    (_SOLVED_ABILITY, "719.3c",
+     'says what a "Solved —" ability does'),
+    # 702.169 "Solved" and its b-d: what "Solved — [Ability text]" means for each kind of ability.
+    (_SOLVED_ABILITY, "702.169",
+     'says what a "Solved —" ability means'),
+    (r'"solved - \[static ability\]"', "702.169b",
+     'says what "Solved — [static ability]" means'),
+    (r'"solved - \[triggered ability\]"', "702.169c",
+     'says what "Solved — [triggered ability]" means'),
+    (r'"solved - \[activated ability\]"', "702.169d",
+     'says what "Solved — [activated ability]" means'),
+]
+_KEYWORDS = [(re.compile(pattern), number, reason) for pattern, number, reason in KEYWORD_PATTERNS]
+
+# "See rule 702.169", "rule 719", "rules 205.1a", "section 7", and a bare "702.169a".
+_CITED = re.compile(
+    r"(?:\b[Ss]ee (?:also )?)?\b(?:[Rr]ules?|[Ss]ection) (\d{3}(?:\.\d+[a-z]?)?|\d)(?![\w]|\.\d)"
+    r"|(?<![\w.])(\d{3}\.\d+[a-z]?)(?!\w|\.\d)"
+)
+
+# On a card: the lines of the Case keyword abilities, and how to tell the kind of a solved ability.
+_TO_SOLVE_LINE = re.compile(r"to solve - ")
+_SOLVED_LINE = re.compile(r"solved - (.+)")
+_REMINDER_OR_QUOTE = re.compile(r'\([^)]*\)|"[^"]*"')
+_TRIGGER_WORD = re.compile(r"(?:at|when|whenever)\b")
+_KIND_SUBRULE = {"static": "702.169b", "triggered": "702.169c", "activated": "702.169d"}
+
+
+def link_text(text: str, rules: RulesDocument, *,
+              terms: Iterable[str] | None = None) -> list[RuleLink]:
+    """Citation, keyword and glossary links of a ruling's text, one per rule and method.
+
+    ``terms`` narrows the glossary to those terms (None: every entry; the full glossary has
+    common words such as "Card" and "Target"). Rules ``rules`` lacks are left out.
+    """
+    key = match_key(text)
+    links = [*_citations(text), *_keywords(key), *_glossary_links(key, rules, terms)]
+    return _known_and_sorted(links, rules)
+
+
+def link_card(oracle_text: str | None, type_line: str | None,
+              rules: RulesDocument) -> list[RuleLink]:
+    """Links of a Case card, from its type line and the lines of its keyword abilities.
+
+    Subtype Case: 719. "To solve —": 719.3a. "Solved —": 719.3c and 702.169, and where the kind of
+    the ability is clear (``solved_ability_kind``) 702.169b static, c triggered or d activated.
+    """
+    links = []
+    if "case" in subtypes(type_line):
+        links.append(RuleLink("719", "type_line", f"subtype Case: {type_line}"))
+    for line in (oracle_text or "").split("\n"):
+        links.extend(_ability_line_links(line))
+    return _known_and_sorted(links, rules)
+
+
+def link_wiki_quotes(quoted_numbers: Iterable[str], rules: RulesDocument) -> list[RuleLink]:
+    """One ``wiki_quote`` link per rule the MTG wiki page quotes and ``rules`` has.
+
+    A wiki quoting an older edition may name a rule since renumbered; such numbers are left out.
+    """
+    links = [RuleLink(number, "wiki_quote", f"the page quotes rule {number}")
+             for number in quoted_numbers]
+    return _known_and_sorted(links, rules)
+
+
+def quoted_rule_numbers(page_text: str) -> list[str]:
+    """Numbers of the rules a page quotes: lines that open, after any bullet, with a rule number.
+
+    The MTG wiki lists them as "• 719. Case Cards", "  • 719.3a “To solve — …". Sections
+    ("7. Additional Rules") are not counted; a rule cited inside a sentence is not a quote.
+    """
+    numbers = []
+    for line in page_text.split("\n"):
+        parsed = parse_rule_line(line.strip().lstrip("•*-–· \t"))
+        if parsed is not None and len(parsed[0]) > 1 and parsed[0] not in numbers:
+            numbers.append(parsed[0])
+    return numbers
+
+
+def solved_ability_kind(ability_text: str) -> str | None:
+    """The kind of the ability after "Solved —": static, triggered, activated, or None if unclear.
+
+    Reminder text and quoted abilities are set aside first: a Clue's "{2}, Sacrifice …: Draw a
+    card." does not make the Case's ability activated. A colon means activated, an opening
+    "At", "When" or "Whenever" triggered; both at once is unclear; neither is static.
+    """
+    own = _REMINDER_OR_QUOTE.sub(" ", match_key(ability_text))
+    activated = ":" in own
+    triggered = _TRIGGER_WORD.match(own.strip()) is not None
+    if activated and triggered:
+        return None
+    return "activated" if activated else "triggered" if triggered else "static"
+
+
+def subtypes(type_line: str | None) -> set[str]:
+    """Casefolded subtypes of every face: the words after the long dash."""
+    found = set()
+    for face in match_key(type_line or "").split("//"):
+        _, dash, after = face.partition(" - ")
+        if dash:
+            found.update(after.split())
+    return found
+
+
+def unknown_keyword_rules(rules: RulesDocument) -> list[str]:
+    """Rule numbers of the keyword table that ``rules`` lacks: a new edition renumbered them."""
+    wanted = [number for _, number, _ in KEYWORD_PATTERNS] + ["719", *_KIND_SUBRULE.values()]
+    return sorted({number for number in wanted if number not in rules.by_number}, key=rule_sort_key)
+
+
+def _citations(text: str) -> list[RuleLink]:
+    return [RuleLink(match.group(1) or match.group(2), "citation", match.group(0))
+            for match in _CITED.finditer(text)]
+
+
+def _keywords(key: str) -> list[RuleLink]:
+    return [RuleLink(number, "keyword", reason) for pattern, number, reason in _KEYWORDS
+            if pattern.search(key)]
+
+
+def _glossary_links(key: str, rules: RulesDocument, terms: Iterable[str] | None) -> list[RuleLink]:
+    wanted = None if terms is None else {match_key(term) for term in terms}
+    links = []
+    for term, pattern, numbers in _glossary_patterns(rules):
+        if (wanted is None or match_key(term) in wanted) and pattern.search(key):
+            evidence = f'glossary term "{term}"'
+            links.extend(RuleLink(number, "glossary", evidence) for number in numbers)
+    return links
+
+
+@lru_cache(maxsize=8)
+def _glossary_patterns(rules: RulesDocument) -> tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]:
+    """Per glossary entry: its term, a pattern for its names, and the rules its definition cites.
+
+    "Active Player, Nonactive Player" names two; "(Obsolete)" is not part of a name; a trailing
+    "s" is allowed ("Cases"). An entry citing no rule gives no link.
+    """
+    compiled = []
+    for entry in rules.glossary:
+        numbers = tuple(dict.fromkeys(link.rule_number for link in _citations(entry.text)))
+        names = [match_key(name) for name in re.sub(r"\([^)]*\)", "", entry.term).split(",")]
+        names = [name for name in names if name]
+        if not numbers or not names:
+            continue
+        alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+        compiled.append((entry.term, re.compile(rf"(?<!\w)(?:{alternatives})s?(?!\w)"), numbers))
+    return tuple(compiled)
+
+
+def _ability_line_links(line: str) -> list[RuleLink]:
+    key = match_key(line)
+    if _TO_SOLVE_LINE.match(key):
+        return [RuleLink("719.3a", "keyword", f"to solve ability: {line.strip()}")]
+    solved = _SOLVED_LINE.match(key)
+    if solved is None:
+        return []
+    evidence = f"solved ability: {line.strip()}"
+    links = [RuleLink("719.3c", "keyword", evidence), RuleLink("702.169", "keyword", evidence)]
+    kind = solved_ability_kind(solved.group(1))
+    if kind is not None:
+        links.append(RuleLink(_KIND_SUBRULE[kind], "keyword", f"{kind} {evidence}"))
+    return links
+
+
+def _known_and_sorted(links: list[RuleLink], rules: RulesDocument) -> list[RuleLink]:
+    """One link per (rule, method), to rules the document has, in rule order then method order.
+
+    When several things found the same link, its evidence lists them all, joined by "; ".
+    """
+    known = rules.by_number
+    evidence: dict[tuple[str, str], list[str]] = {}
+    for link in links:
+        if link.rule_number in known:
+            found = evidence.setdefault((link.rule_number, link.method), [])
+            if link.evidence not in found:
+                found.append(link.evidence)
+    merged = [RuleLink(number, method, "; ".join(found)) for (number, method), found in evidence.items()]
+    return sorted(merged, key=lambda link: (known[link.rule_number].position,
+                                            METHODS.index(link.method)))
