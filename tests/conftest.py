@@ -1,0 +1,65 @@
+"""Shared fixtures. The network guard is installed before any test runs: loopback only."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+FIXTURES = TESTS / "fixtures"
+NETGUARD = TESTS / "support" / "netguard"
+
+_spec = importlib.util.spec_from_file_location("casefile_netguard", NETGUARD / "sitecustomize.py")
+netguard = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(netguard)  # installs the guard in this process
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """An empty data folder (raw/ and warehouse/ are created by the code under test)."""
+    path = tmp_path / "data"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def settings(data_dir: Path):
+    from pipeline.config import Settings, validate
+
+    return validate(Settings(data_dir=data_dir, retry_after_min_s=0.0, retry_after_max_s=5.0,
+                             backoff_base_s=0.01, backoff_max_s=0.05, read_timeout_s=5.0,
+                             connect_timeout_s=2.0, max_attempts=3, reader_wait_s=0.5))
+
+
+def subprocess_env(data_dir: Path, **extra: str) -> dict:
+    """Environment for a `casefile` subprocess: guarded network, its own data folder."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CASEFILE_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(NETGUARD), str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env["CASEFILE_DATA_DIR"] = str(data_dir)
+    env.update(extra)
+    return env
+
+
+def run_cli(args: list[str], data_dir: Path, timeout: float = 120, **extra_env: str) -> subprocess.CompletedProcess:
+    """Run `python -m pipeline ...` in a real subprocess, as cron would."""
+    return subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, text=True,
+                          env=subprocess_env(data_dir, **extra_env), timeout=timeout, cwd=str(data_dir.parent))
+
+
+@pytest.fixture
+def cli(data_dir: Path):
+    def invoke(*args: str, **env: str) -> subprocess.CompletedProcess:
+        return run_cli(list(args), data_dir, **env)
+    return invoke
+
+
+def copy_sample(dest: Path) -> Path:
+    shutil.copytree(ROOT / "data" / "raw" / "sample", dest)
+    return dest

@@ -1,0 +1,181 @@
+"""Reconciliation: sightings from the reference facts (API copies) and the seed pages."""
+
+import json
+import random
+from collections import Counter
+
+from hypothesis import given, settings, strategies as st
+
+from pipeline.normalize.text import match_key
+from pipeline.reconcile import SYMBOLS_LOST, reconcile, ruling_id_for
+from pipeline.records import RulingSighting
+
+from conftest import FIXTURES
+
+CARDS = json.loads((FIXTURES / "reference" / "case_cards.json").read_text("utf-8"))
+SEED_WIKI = (FIXTURES / "seeds" / "000_8bff36ab184ebabf.txt").read_text("utf-8")
+SEED_SCRYFALL = (FIXTURES / "seeds" / "002_69a2b200c1ac39cf.txt").read_text("utf-8")
+VISAGE = next(c for c in CARDS if c["name"] == "Case of the Shifting Visage")
+
+
+def api_sightings() -> list[RulingSighting]:
+    out = []
+    for card in CARDS:
+        oid = card["identifiers"]["oracle_id"]
+        for i, r in enumerate(card["rulings"]):
+            out.append(RulingSighting(doc_id=f"api-{oid}", origin="scryfall-api", oracle_id=oid, position=i,
+                                      text_as_seen=r["text"], date_as_seen=r["published_at"], source="wotc"))
+    return out
+
+
+def wiki_sightings() -> list[RulingSighting]:
+    section = SEED_WIKI.split("\nRulings\n", 1)[1]
+    bullets = [line.strip().lstrip("•").strip() for line in section.splitlines() if line.strip().startswith("•")]
+    return [RulingSighting(doc_id="wiki", origin="mtgwiki", oracle_id=None, position=i, text_as_seen=t,
+                           date_as_seen=None, source=None) for i, t in enumerate(bullets)]
+
+
+def scryfall_page_sightings() -> list[RulingSighting]:
+    lines = [l.strip() for l in SEED_SCRYFALL.splitlines()[1:] if l.strip()]
+    oid = VISAGE["identifiers"]["oracle_id"]
+    return [RulingSighting(doc_id="page-visage", origin="scryfall-page", oracle_id=oid, position=i, text_as_seen=t,
+                           date_as_seen=None, source=None) for i, t in enumerate(lines)]
+
+
+def everything() -> list[RulingSighting]:
+    return api_sightings() + wiki_sightings() + scryfall_page_sightings()
+
+
+def test_api_copies_fold_to_the_distinct_rulings_of_the_reference():
+    out = reconcile(api_sightings())
+    expected = {(r["published_at"], match_key(r["text"])) for c in CARDS for r in c["rulings"]}
+    assert len(out.rulings) == len(expected) == 40
+    assert len(out.card_rulings) == 153
+    general = [r for r in out.rulings if sum(1 for c in out.card_rulings if c.ruling_id == r.ruling_id) == 13]
+    assert len(general) == 9
+
+
+def test_best_copy_is_the_curly_one():
+    out = reconcile(api_sightings())
+    cases = next(r for r in out.rulings if r.match_key.startswith("cases don't lose"))
+    assert cases.text == "Cases don’t lose their other abilities when they become solved."
+
+
+def test_wiki_rulings_attach_or_stand_alone():
+    out = reconcile(api_sightings() + wiki_sightings())
+    wiki_rows = [s for s in out.sightings if s.origin == "mtgwiki"]
+    assert len(wiki_rows) == 14
+    by_id = {r.ruling_id: r for r in out.rulings}
+    attached = [s for s in wiki_rows if by_id[s.ruling_id].source == "wotc"]
+    own = [by_id[s.ruling_id] for s in wiki_rows if by_id[s.ruling_id].source == "mtgwiki"]
+    assert len(attached) == 9 and len(own) == 5
+    assert all(r.published_at is None for r in own)
+    assert {r.text[:40] for r in own} == {
+        "The first ability of a Case is always ac", "To solve a Case, its \"to solve\" conditio",
+        "As long as it's solved, its \"to solve\" a", "A Case remains solved even if another pl",
+        "An unsolved Case will check if it has be"}
+    assert len(out.rulings) == 45
+    assert len(out.card_rulings) == 153  # wiki rulings are about the subtype, not linked to cards
+
+
+def test_the_page_copy_that_lost_its_symbol_is_attached_and_flagged():
+    out = reconcile(api_sightings() + scryfall_page_sightings())
+    page_rows = [s for s in out.sightings if s.origin == "scryfall-page"]
+    assert len(page_rows) == 16
+    lost = [s for s in page_rows if SYMBOLS_LOST in s.flags]
+    assert len(lost) == 1 and "cost less to cast" in lost[0].text_as_seen
+    ruling = next(r for r in out.rulings if r.ruling_id == lost[0].ruling_id)
+    assert "cost {1} less to cast" in ruling.text
+    oid = VISAGE["identifiers"]["oracle_id"]
+    assert sum(1 for c in out.card_rulings if c.oracle_id == oid) == 16
+    assert len(out.rulings) == 40
+
+
+def test_a_symbol_less_copy_with_a_date_joins_the_dated_ruling():
+    api = api_sightings()
+    original = next(s for s in api if "cost {1} less" in s.text_as_seen)
+    dated = RulingSighting(doc_id="lb", origin="listeblanche", oracle_id=original.oracle_id, position=0,
+                           text_as_seen=original.text_as_seen.replace("cost {1} less", "cost less"),
+                           date_as_seen="2024-02-02", source="wotc")
+    out = reconcile(api + [dated])
+    assert len(out.rulings) == 40
+    row = next(s for s in out.sightings if s.doc_id == "lb")
+    assert SYMBOLS_LOST in row.flags
+
+
+def test_translations_pair_by_structure_not_by_text():
+    api = api_sightings()
+    oid = VISAGE["identifiers"]["oracle_id"]
+    en = [s for s in api if s.oracle_id == oid][:2]
+    page = []
+    for i, s in enumerate(en):
+        page.append(RulingSighting("lb", "listeblanche", oid, i, s.text_as_seen, "2024-02-02", "wotc"))
+        # Marker strings, not real French: the recorded pages hold no translation text.
+        page.append(RulingSighting("lb", "listeblanche", oid, i, f"[FR {i}]", "2024-02-02", "wotc", lang="fr", translates=i))
+    out = reconcile(api + page)
+    assert len(out.rulings) == 40
+    assert len(out.translations) == 2
+    for t in out.translations:
+        assert t.lang == "fr" and t.machine_translated and t.origin == "listeblanche"
+    by_ruling = {t.ruling_id: t.text for t in out.translations}
+    first = next(s for s in out.sightings if s.doc_id == "lb" and s.lang == "en" and s.position == 0)
+    assert by_ruling[first.ruling_id] == "[FR 0]"
+
+
+def test_a_translation_without_its_english_copy_is_reported_not_loaded():
+    stray = RulingSighting("lb", "listeblanche", "x", 5, "[FR]", "2024-02-02", "wotc", lang="fr", translates=5)
+    out = reconcile(api_sightings() + [stray])
+    assert out.unmatched_translations == [stray] and out.translations == []
+
+
+def test_ruling_identity_is_source_date_and_key():
+    rid = ruling_id_for("wotc", "2024-02-02", "a")
+    assert rid == ruling_id_for("wotc", "2024-02-02", "a")
+    assert len({rid, ruling_id_for("scryfall", "2024-02-02", "a"), ruling_id_for("wotc", "2024-02-03", "a"),
+                ruling_id_for("wotc", "2024-02-02", "b")}) == 4
+
+
+def _as_rows(out):
+    return (out.rulings, sorted(out.card_rulings, key=repr), out.sightings, out.translations)
+
+
+ALL = everything()
+BASELINE = _as_rows(reconcile(ALL))
+
+CURLY = str.maketrans({"'": "\u2019", '"': "\u201d"})
+STRAIGHT = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), dup=st.floats(0, 1))
+def test_shuffled_and_duplicated_inputs_give_the_same_rows(seed, dup):
+    rng = random.Random(seed)
+    items = list(ALL) + [s for s in ALL if rng.random() < dup]
+    rng.shuffle(items)
+    assert _as_rows(reconcile(items)) == BASELINE
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_retypeset_copies_keep_every_ruling_identity(seed):
+    rng = random.Random(seed)
+    retyped = []
+    for s in ALL:
+        table = CURLY if rng.random() < 0.5 else STRAIGHT
+        spaces = "  " if rng.random() < 0.3 else " "
+        retyped.append(RulingSighting(s.doc_id, s.origin, s.oracle_id, s.position,
+                                      s.text_as_seen.translate(table).replace(" ", spaces) + " ",
+                                      s.date_as_seen, s.source))
+    rng.shuffle(retyped)
+    out = reconcile(retyped)
+    base_rulings, base_links = BASELINE[0], BASELINE[1]
+    assert [(r.ruling_id, r.source, r.published_at, r.match_key) for r in out.rulings] == \
+        [(r.ruling_id, r.source, r.published_at, r.match_key) for r in base_rulings]
+    assert sorted(out.card_rulings, key=repr) == base_links
+
+
+def test_reconcile_is_idempotent_over_its_own_sightings():
+    first = reconcile(ALL)
+    again = reconcile(ALL + ALL)
+    assert _as_rows(first) == _as_rows(again)
+    assert Counter(s.origin for s in first.sightings) == Counter({"scryfall-page": 16, "mtgwiki": 14, "scryfall-api": 153})

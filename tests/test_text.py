@@ -1,0 +1,49 @@
+from pipeline.normalize.text import (canonical_text, has_symbols, match_key, search_fold, symbol_free_key,
+                                     typographic_score)
+
+CURLY = "“Solved — [static ability]” means “As long as this Case is solved, [static ability].” Static abilities are written as statements, such as “Creatures you control get +1/+1” or “Instant and sorcery spells you cast cost {1} less to cast.”"
+STRAIGHT = "\"Solved — [static ability]\" means \"As long as this Case is solved, [static ability].\" Static abilities are written as statements, such as \"Creatures you control get +1/+1\" or \"Instant and sorcery spells you cast cost {1} less to cast.\""
+PAGE_COPY = CURLY.replace("cost {1} less", "cost less")  # seed 002: the symbol vanished
+
+
+def test_curly_and_straight_quotes_share_a_key():
+    assert match_key(CURLY) == match_key(STRAIGHT)
+    assert CURLY != STRAIGHT
+
+
+def test_apostrophes_fold():
+    assert match_key("Cases don’t lose their other abilities") == match_key("Cases don't lose their other abilities")
+
+
+def test_whitespace_case_and_trailing_space_fold():
+    assert match_key('They\'re generally written "[Cost]: [Effect]." ') == match_key("they're  generally\u00a0written \"[cost]: [effect].\"")
+
+
+def test_dashes_fold():
+    assert match_key("To solve — [condition]") == match_key("To solve - [condition]") == match_key("To solve – [condition]")
+
+
+def test_symbol_loss_changes_the_key_but_not_the_symbol_free_key():
+    assert match_key(PAGE_COPY) != match_key(CURLY)
+    assert symbol_free_key(PAGE_COPY) == symbol_free_key(CURLY)
+    assert "cost less to cast" in symbol_free_key(CURLY)
+
+
+def test_symbol_free_key_keeps_punctuation_tight():
+    assert symbol_free_key("Add {G}.") == symbol_free_key("Add .") == "add."
+
+
+def test_canonical_text_keeps_typography():
+    assert canonical_text("  “To solve”  abilities\n ") == "“To solve” abilities"
+
+
+def test_has_symbols_and_score():
+    assert has_symbols(CURLY) and not has_symbols(PAGE_COPY)
+    assert typographic_score(CURLY) == 3  # symbols and curly quotes
+    assert typographic_score(STRAIGHT) == 2  # symbols only
+    assert typographic_score(PAGE_COPY) == 1  # curly quotes only
+    assert typographic_score("plain") == 0
+
+
+def test_search_fold_is_accent_insensitive():
+    assert search_fold("Résolue — Affaire") == search_fold("resolue - affaire")
