@@ -1,0 +1,158 @@
+"""Request-level behaviour of the one HTTP client, with `responses` standing in for the server.
+
+Timing and pacing over real sockets are tested in test_sync_live.py against a loopback server."""
+
+import json
+
+import pytest
+import requests
+import responses
+
+from pipeline.errors import RateLimited, SourceDataError, SourceUnavailable, TryAgainLater
+from pipeline.http import HttpClient, Pacer, json_body_check, parse_retry_after
+
+API = "https://api.scryfall.com"
+OK = {"object": "list", "has_more": False, "data": []}
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+        self.slept = []
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture
+def clock():
+    return FakeClock()
+
+
+@pytest.fixture
+def client(settings, clock):
+    return HttpClient(settings.with_overrides(contact="ops@example.org"), clock=clock.clock, sleep=clock.sleep)
+
+
+def get(client, url=f"{API}/cards/x/rulings", **kw):
+    return client.get(url, pacing=[("api", 0.1)], check_body=json_body_check, **kw)
+
+
+@responses.activate
+def test_every_request_identifies_itself(client):
+    responses.get(f"{API}/cards/x/rulings", json=OK)
+    get(client)
+    sent = responses.calls[0].request.headers
+    assert sent["User-Agent"].startswith("casefile/") and "ops@example.org" in sent["User-Agent"]
+    assert sent["Accept"] == "application/json"
+
+
+@responses.activate
+def test_5xx_is_retried_with_backoff_then_succeeds(client, clock):
+    responses.get(f"{API}/cards/x/rulings", status=503)
+    responses.get(f"{API}/cards/x/rulings", json=OK)
+    r = get(client)
+    assert r.status == 200 and r.attempts == 2
+    assert client.traffic.requests == 2 and client.traffic.retries == 1
+
+
+@responses.activate
+def test_5xx_storm_ends_with_try_again_later(client):
+    responses.get(f"{API}/cards/x/rulings", status=502)
+    with pytest.raises(TryAgainLater) as info:
+        get(client)
+    assert "3 attempts" in str(info.value) and "HTTP 502" in str(info.value)
+    assert len(responses.calls) == 3
+
+
+@responses.activate
+def test_429_waits_retry_after_at_least_the_minimum(settings, clock):
+    c = HttpClient(settings.with_overrides(retry_after_min_s=2.0, retry_after_max_s=10.0), clock=clock.clock, sleep=clock.sleep)
+    responses.get(f"{API}/cards/x/rulings", status=429, headers={"Retry-After": "1"})
+    responses.get(f"{API}/cards/x/rulings", json=OK)
+    assert get(c).status == 200
+    assert ("429 Retry-After", 2.0) in c.traffic.waits  # asked 1 s, the floor is 2 s
+
+
+@responses.activate
+def test_429_longer_than_the_cap_stops_at_once(settings, clock):
+    c = HttpClient(settings.with_overrides(retry_after_max_s=5.0), clock=clock.clock, sleep=clock.sleep)
+    responses.get(f"{API}/cards/x/rulings", status=429, headers={"Retry-After": "3600"})
+    with pytest.raises(RateLimited):
+        get(c)
+    assert len(responses.calls) == 1 and clock.slept == []
+
+
+@responses.activate
+def test_invalid_json_on_200_is_retried_then_refused_with_the_body(client):
+    responses.get(f"{API}/cards/x/rulings", body=b"{not json", content_type="application/json")
+    with pytest.raises(SourceDataError) as info:
+        get(client)
+    assert "invalid JSON" in str(info.value)
+    assert info.value.bad_response.body == b"{not json"
+    assert len(responses.calls) == 3
+
+
+@responses.activate
+def test_html_maintenance_page_on_200_is_retried(client):
+    responses.get(f"{API}/cards/x/rulings", body="<html>down for maintenance</html>", content_type="text/html")
+    responses.get(f"{API}/cards/x/rulings", json=OK)
+    assert get(client).attempts == 2
+
+
+@responses.activate
+def test_oversized_body_is_refused(settings, clock):
+    c = HttpClient(settings.with_overrides(max_bytes=2048), clock=clock.clock, sleep=clock.sleep)
+    responses.get(f"{API}/cards/x/rulings", body=json.dumps({"pad": "x" * 5000}), content_type="application/json")
+    with pytest.raises(SourceDataError) as info:
+        get(c)
+    assert "cap" in str(info.value)
+
+
+@responses.activate
+def test_connection_errors_are_retried(client):
+    responses.get(f"{API}/cards/x/rulings", body=requests.ConnectionError("refused"))
+    responses.get(f"{API}/cards/x/rulings", json=OK)
+    assert get(client).attempts == 2
+
+
+@responses.activate
+def test_redirect_to_another_host_is_refused(client):
+    responses.get(f"{API}/cards/x/rulings", status=302, headers={"Location": "https://evil.example/steal"})
+    with pytest.raises(SourceUnavailable) as info:
+        get(client)
+    assert "evil.example" in str(info.value)
+
+
+@responses.activate
+def test_redirect_within_the_host_is_followed(client):
+    responses.get(f"{API}/cards/x/rulings", status=301, headers={"Location": "/cards/y/rulings"})
+    responses.get(f"{API}/cards/y/rulings", json=OK)
+    r = get(client)
+    assert r.final_url == f"{API}/cards/y/rulings" and r.url == f"{API}/cards/x/rulings"
+
+
+@responses.activate
+def test_4xx_is_returned_for_the_caller_to_read(client):
+    responses.get(f"{API}/cards/x/rulings", status=404, json={"object": "error", "code": "not_found", "status": 404,
+                                                               "details": "No card found"})
+    r = get(client)
+    assert r.status == 404 and b"No card found" in r.body
+
+
+def test_pacer_keeps_the_interval_per_key(clock):
+    pacer = Pacer(clock.clock, clock.sleep)
+    pacer.wait([("api", 0.1), ("api:search", 0.5)])
+    pacer.wait([("api", 0.1)])
+    pacer.wait([("api", 0.1), ("api:search", 0.5)])
+    assert clock.slept == [0.1, 0.4]
+
+
+def test_retry_after_forms():
+    assert parse_retry_after("120") == 120.0
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
+    assert parse_retry_after("soon") is None and parse_retry_after(None) is None

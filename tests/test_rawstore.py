@@ -1,0 +1,88 @@
+import json
+
+import pytest
+
+from pipeline.errors import SourceDataError
+from pipeline.http import Response
+from pipeline.rawstore import RawStore, doc_id_for, read_manifest, read_run
+
+
+def response(url="https://api.scryfall.com/cards/search?q=x", body=b'{"object":"list","data":[]}', status=200):
+    return Response(url=url, final_url=url, status=status, headers={"content-type": "application/json"},
+                    body=body, fetched_at="2026-11-30T00:00:00Z")
+
+
+def test_a_run_keeps_exact_bytes_and_a_manifest(tmp_path):
+    store = RawStore(tmp_path)
+    writer = store.new_run({"mode": "live", "query": "q"})
+    body = '{"object":"list","data":["é"]}'.encode()
+    entry = writer.save(response(body=body), "scryfall-api", "search", key="1")
+    writer.finish({"requests": 1, "bytes": len(body)})
+    run = read_run(writer.path)
+    assert run.complete and run.status == "complete"
+    [line] = read_manifest(run)
+    assert line == entry
+    assert (writer.path / entry.path).read_bytes() == body
+    assert entry.doc_id == doc_id_for(entry.url, body)
+    assert json.loads((writer.path / "_SUCCESS").read_text())["documents"] == 1
+
+
+def test_same_bytes_at_two_urls_are_two_documents():
+    empty = b'{"object":"list","has_more":false,"data":[]}'
+    assert doc_id_for("https://a/1", empty) != doc_id_for("https://a/2", empty)
+
+
+def test_incomplete_and_failed_runs_are_not_complete(tmp_path):
+    store = RawStore(tmp_path)
+    a = store.new_run({"query": "q"})
+    a.save(response(), "scryfall-api", "search")
+    b = store.new_run({"query": "q"})
+    b.fail("boom")
+    c = store.new_run({"query": "q"})
+    c.finish({})
+    assert [r.status for r in store.runs()] == ["incomplete", "failed", "complete"]
+    assert [r.run_id for r in store.complete_runs()] == [c.run_id]
+
+
+def test_folders_that_are_not_runs_are_ignored(tmp_path):
+    (tmp_path / "sample").mkdir()
+    (tmp_path / "sample" / "run.json").write_text("{}")
+    assert RawStore(tmp_path).runs() == []
+
+
+def test_file_names_never_come_from_the_url(tmp_path):
+    store = RawStore(tmp_path)
+    writer = store.new_run({})
+    entry = writer.save(response(url="https://x.test/../../../../etc/passwd%00.json"), "scryfall-api", "search")
+    target = (writer.path / entry.path).resolve()
+    assert writer.path.resolve() in target.parents
+    assert ".." not in entry.path and "/" not in entry.path.split("/", 2)[-1]
+
+
+def test_a_half_written_last_manifest_line_of_a_killed_run_is_ignored(tmp_path):
+    store = RawStore(tmp_path)
+    writer = store.new_run({})
+    writer.save(response(), "scryfall-api", "search")
+    with open(writer.path / "manifest.jsonl", "ab") as fh:
+        fh.write(b'{"doc_id": "abc", "ori')
+    assert len(read_manifest(read_run(writer.path))) == 1
+
+
+def test_a_damaged_manifest_of_a_complete_run_is_an_error(tmp_path):
+    store = RawStore(tmp_path)
+    writer = store.new_run({})
+    writer.save(response(), "scryfall-api", "search")
+    writer.finish({})
+    with open(writer.path / "manifest.jsonl", "ab") as fh:
+        fh.write(b"garbage\n")
+    with pytest.raises(SourceDataError):
+        read_manifest(read_run(writer.path))
+
+
+def test_no_temporary_files_are_left_behind(tmp_path):
+    store = RawStore(tmp_path)
+    writer = store.new_run({})
+    for _ in range(3):
+        writer.save(response(), "scryfall-api", "search")
+    writer.finish({})
+    assert not [p for p in writer.path.rglob("*") if ".tmp-" in p.name]

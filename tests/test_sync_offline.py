@@ -1,0 +1,120 @@
+"""The main job on the bundled sample, end to end, through the real CLI and a DuckDB file."""
+
+import json
+
+import duckdb
+
+from pipeline.cli import main
+
+from conftest import FIXTURES
+
+REFERENCE = json.loads((FIXTURES / "reference" / "case_cards.json").read_text("utf-8"))
+STATE_TABLES = ("card_set", "card", "printing", "ruling", "card_ruling", "ruling_sighting", "ruling_translation")
+
+
+def casefile(data_dir, *args):
+    return main(["--data-dir", str(data_dir), *args])
+
+
+def snapshot(path, tables=STATE_TABLES):
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return {t: sorted(map(repr, con.execute(f"SELECT * FROM {t}").fetchall())) for t in tables}
+    finally:
+        con.close()
+
+
+def scalar(path, sql):
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.execute(sql).fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_offline_sync_builds_the_warehouse(data_dir, capsys):
+    assert casefile(data_dir, "sync", "--offline") == 0
+    out = capsys.readouterr().out
+    assert "15 cards" in out and "153 card-ruling links" in out
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    assert scalar(db, "SELECT count(*) FROM card") == 15
+    assert scalar(db, "SELECT count(*) FROM printing") >= 15
+    assert scalar(db, "SELECT count(*) FROM card_ruling") == 153
+    assert scalar(db, "SELECT count(*) FROM card_ruling") == sum(len(c["rulings"]) for c in REFERENCE)
+    assert scalar(db, "SELECT count(*) FROM ruling") == 40
+    general = scalar(db, "SELECT count(*) FROM (SELECT ruling_id FROM card_ruling GROUP BY ALL HAVING count(*) = 13)")
+    assert general == 9
+    assert scalar(db, "SELECT count(DISTINCT oracle_id) FROM printing") == 15
+    assert scalar(db, "SELECT mode FROM sync_run") == "offline"
+
+
+def test_printings_keep_text_collector_numbers_and_languages(data_dir):
+    casefile(data_dir, "sync", "--offline")
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    con = duckdb.connect(str(db), read_only=True)
+    numbers = {r[0] for r in con.execute("SELECT collector_number FROM printing").fetchall()}
+    assert {"79†", "10s", "45p", "80p"} <= numbers
+    fr = con.execute("SELECT printed_name FROM printing WHERE lang = 'fr' AND set_code = 'MKC'").fetchall()
+    assert fr == [("Affaire du visage changeant",)] or len(fr) == 1
+    con.close()
+
+
+def test_the_offline_run_is_recorded_like_any_run(data_dir):
+    casefile(data_dir, "sync", "--offline")
+    runs = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
+    assert len(runs) == 1
+    assert (runs[0] / "_SUCCESS").exists()
+    meta = json.loads((runs[0] / "run.json").read_text())
+    assert meta["mode"] == "offline" and meta["replay_of"] == "sample"
+
+
+def test_syncing_twice_changes_nothing_and_rebuild_reproduces_it(data_dir, capsys):
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    casefile(data_dir, "sync", "--offline")
+    first = snapshot(db)
+    assert casefile(data_dir, "sync", "--offline") == 0
+    assert "no changes" in capsys.readouterr().out
+    assert snapshot(db) == first
+    assert scalar(db, "SELECT count(*) FROM sync_run") == 2
+    assert scalar(db, "SELECT status FROM sync_run ORDER BY run_id DESC LIMIT 1") == "no_changes"
+    everything = snapshot(db, STATE_TABLES + ("raw_document",))
+    con = duckdb.connect(str(db), read_only=True)
+    runs = con.execute("SELECT run_id FROM sync_run ORDER BY run_id").fetchall()
+    con.close()
+    assert casefile(data_dir, "rebuild") == 0
+    assert snapshot(db, STATE_TABLES + ("raw_document",)) == everything
+    rebuilt = duckdb.connect(str(db), read_only=True).execute(
+        "SELECT run_id, status, inserted, updated, removed FROM sync_run ORDER BY run_id").fetchall()
+    assert [r[0] for r in rebuilt] == [r[0] for r in runs]
+    assert [r[1] for r in rebuilt] == ["ok", "no_changes"]
+
+
+def test_rebuild_skips_incomplete_runs(data_dir):
+    casefile(data_dir, "sync", "--offline")
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    before = snapshot(db)
+    broken = data_dir / "raw" / "29991231T235959.000000Z"
+    broken.mkdir()
+    (broken / "run.json").write_text(json.dumps({"run_id": broken.name, "query": 'type:"Case"', "sources": ["api"]}))
+    (broken / "manifest.jsonl").write_text("")
+    assert casefile(data_dir, "rebuild") == 0
+    assert snapshot(db) == before
+
+
+def test_offline_replay_of_a_run_folder(data_dir, tmp_path):
+    casefile(data_dir, "sync", "--offline")
+    [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
+    other = tmp_path / "other"
+    assert casefile(other, "sync", "--offline", str(run)) == 0
+    assert snapshot(other / "warehouse" / "casefile.duckdb") == snapshot(data_dir / "warehouse" / "casefile.duckdb")
+
+
+def test_offline_with_a_query_the_recording_lacks_is_a_usage_error(data_dir, capsys):
+    assert casefile(data_dir, "sync", "--offline", "--query", "set:xyz") == 2
+    assert "holds no response" in capsys.readouterr().err
+    assert not (data_dir / "warehouse" / "casefile.duckdb").exists()
+
+
+def test_offline_from_a_folder_that_is_not_a_run(data_dir, tmp_path, capsys):
+    assert casefile(data_dir, "sync", "--offline", str(tmp_path)) == 78
+    assert "not a casefile run" in capsys.readouterr().err
