@@ -15,9 +15,10 @@ import json
 import re
 import socket
 import struct
+import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
@@ -28,8 +29,8 @@ HTML_TYPE = "text/html; charset=utf-8"
 # Scryfall's /cards/search pages hold 175 cards (docs, "Search Cards", as of 2026-04).
 DEFAULT_PAGE_SIZE = 175
 
-# How often the accept loop checks for shutdown; short so that stop() returns promptly.
-POLL_INTERVAL_S = 0.05
+# How often the accept loop checks for shutdown: stop() waits up to this long, once per test.
+POLL_INTERVAL_S = 0.01
 
 # Error texts copied from Scryfall's answers; the ones marked "ours" are this double's wording.
 NO_MATCH = (
@@ -80,7 +81,7 @@ class Request:
     method: str
     path: str  # percent-decoded, without the query string
     query: dict[str, str]  # last value wins when a name repeats
-    headers: dict[str, str]
+    headers: dict[str, str]  # names as the client spelt them
     fault: str | None = None  # the fault kind served instead of the normal answer
     client: tuple[str, int] = ("", 0)  # the client's address: one port per connection
 
@@ -123,15 +124,20 @@ _SET_KEYS = {"set", "s", "e", "edition"}
 _KEYWORDS = _TYPE_KEYS | _SET_KEYS | {"name"}
 
 
-def _matcher(key: str | None, value: str):
+def _matcher(key: str | None, value: str, negate: bool = False):
     """A predicate on a card for one understood term."""
     needle = value.lower()
-    if key in _TYPE_KEYS:
-        return lambda c: needle in c.get("type_line", "").lower()
-    if key in _SET_KEYS:
-        return lambda c: c.get("set", "").lower() == needle
-    # name:"…" and bare words: a substring of the name; "*" alone matches every card.
-    return lambda c: needle == "*" or needle in c.get("name", "").lower()
+
+    def test(card: dict) -> bool:
+        if key in _TYPE_KEYS:
+            hit = needle in card.get("type_line", "").lower()
+        elif key in _SET_KEYS:
+            hit = card.get("set", "").lower() == needle
+        else:  # name:"…" and bare words: a substring of the name; "*" alone matches every card
+            hit = needle == "*" or needle in card.get("name", "").lower()
+        return hit != negate
+
+    return test
 
 
 def parse_query(q: str):
@@ -149,10 +155,8 @@ def parse_query(q: str):
             warnings.append(f"{ignored} Unknown keyword “{key}”.")
         elif op not in (None, ":", "="):
             warnings.append(f"{ignored} Unsupported operator “{op}”.")
-        elif negate:
-            predicates.append(lambda c, f=_matcher(key, value): not f(c))
         else:
-            predicates.append(_matcher(key, value))
+            predicates.append(_matcher(key, value, negate=bool(negate)))
     return predicates, warnings
 
 
@@ -265,16 +269,16 @@ class FakeScryfall:
         with self._lock:
             self._faults.clear()
 
-    def _take_fault(self, path: str) -> _Fault | None:
+    def _admit(self, request: Request) -> _Fault | None:
+        """Log the request and take the fault it gets, if any, in one step."""
         with self._lock:
-            for fault in self._faults:
-                if path.startswith(fault.prefix):
-                    if fault.remaining is not None:
-                        fault.remaining -= 1
-                        if fault.remaining == 0:
-                            self._faults.remove(fault)
-                    return fault
-        return None
+            fault = next((f for f in self._faults if request.path.startswith(f.prefix)), None)
+            if fault is not None and fault.remaining is not None:
+                fault.remaining -= 1
+                if fault.remaining == 0:
+                    self._faults.remove(fault)
+            self._log.append(replace(request, fault=fault.kind if fault else None))
+        return fault
 
     # the request log
 
@@ -290,10 +294,6 @@ class FakeScryfall:
     def clear_log(self) -> None:
         with self._lock:
             self._log.clear()
-
-    def _record(self, request: Request) -> None:
-        with self._lock:
-            self._log.append(request)
 
     # routes: each returns a Response
 
@@ -370,7 +370,7 @@ class FakeScryfall:
         return error_response(404, "not_found", NO_SET)
 
 
-def fault_response(kind: str, params: dict, normal: Response) -> Response:
+def fault_response(kind: str, params: dict) -> Response:
     """The answer for faults that are a plain HTTP response (not the socket-level ones)."""
     extra = {}
     if params.get("retry_after") is not None:
@@ -439,7 +439,10 @@ class _Server(ThreadingHTTPServer):
                 pass
 
     def handle_error(self, request, client_address):
-        pass  # a client that went away mid-answer is normal in fault tests
+        # A client that goes away mid-answer is normal in fault tests; anything else is a bug
+        # in this double, and its traceback goes to stderr (pytest shows it with the failure).
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -447,28 +450,26 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
     def do_GET(self) -> None:
+        arrived = time.monotonic()
         fake = self.server.fake
         split = urlsplit(self.path)
         path = unquote(split.path)
         query = dict(parse_qsl(split.query, keep_blank_values=True))
-        fault = fake._take_fault(path)
-        fake._record(
-            Request(
-                t=time.monotonic(),
-                method=self.command,
-                path=path,
-                query=query,
-                headers=dict(self.headers.items()),
-                fault=fault.kind if fault else None,
-                client=self.client_address[:2],
-            )
+        request = Request(
+            t=arrived,
+            method=self.command,
+            path=path,
+            query=query,
+            headers=dict(self.headers.items()),
+            client=self.client_address[:2],
         )
+        fault = fake._admit(request)
         try:
             if fault is None:
                 self._send(fake.route(path, query))
             else:
                 self._serve_fault(fault, lambda: fake.route(path, query))
-        except (BrokenPipeError, ConnectionResetError):
+        except ConnectionError:  # the client went away mid-answer
             self.close_connection = True
 
     def _serve_fault(self, fault: _Fault, normal) -> None:
@@ -490,7 +491,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(half, content_length=len(full.body))
             self.close_connection = True
         else:
-            self._send(fault_response(kind, params, normal()))
+            self._send(fault_response(kind, params))
 
     def _send(self, resp: Response, content_length: int | None = None) -> None:
         self.send_response(resp.status)
