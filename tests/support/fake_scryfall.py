@@ -103,7 +103,7 @@ class _Fault:
 
 
 def json_response(status: int, obj) -> Response:
-    # Compact and unescaped, as Scryfall sends it.
+    # Compact UTF-8, non-ASCII unescaped (Scryfall's texts use “ ” and ’).
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
     return Response(status, text.encode("utf-8"))
 
