@@ -10,6 +10,7 @@ import json
 import socket
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -338,6 +339,16 @@ def test_a_session_keeps_one_connection_alive(http, fake):
     assert len({r.client for r in fake.requests}) == 1
 
 
+def test_answers_on_a_kept_alive_connection_are_prompt(http, fake):
+    # Pacing tests read gaps between requests from the log; the server must not add its own.
+    # (With Nagle's algorithm on, each answer here waited ~40 ms for a delayed ACK.)
+    get(http, fake, "/sets/mkm")
+    started = time.monotonic()
+    for _ in range(20):
+        get(http, fake, "/sets/mkm")
+    assert time.monotonic() - started < 0.4
+
+
 def test_url_needs_a_started_server_and_stop_closes_it(http):
     fake = FakeScryfall(ENGLISH, RULINGS, SETS)
     with pytest.raises(RuntimeError):
@@ -525,6 +536,19 @@ def test_a_fault_forever_until_cleared_and_only_under_its_prefix(http, fake):
     assert search(http, fake, "t:case").status_code == 200
     fake.clear_faults()
     assert get(http, fake, "/sets/mkm").status_code == 200
+
+
+def test_concurrent_requests_share_out_faults_exactly(fake):
+    fake.add_fault("/sets/", "503", times=5)
+
+    def fetch(_):
+        return requests.get(f"{fake.url}/sets/mkm", timeout=TIMEOUT).status_code
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = list(pool.map(fetch, range(20)))
+    assert sorted(statuses) == [200] * 15 + [503] * 5
+    assert len(fake.requests) == 20
+    assert sum(r.fault == "503" for r in fake.requests) == 5
 
 
 @pytest.mark.parametrize(

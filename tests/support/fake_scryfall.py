@@ -412,6 +412,9 @@ class _Server(ThreadingHTTPServer):
     """Tracks open connections so stop() can close idle keep-alive ones."""
 
     daemon_threads = True
+    # socketserver's listen backlog of 5 drops connections under a burst (a client then waits
+    # a second to retry its SYN), which would show up as false pacing delays.
+    request_queue_size = 128
 
     def __init__(self, fake: FakeScryfall):
         self.fake = fake
@@ -447,6 +450,9 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive; every answer carries a Content-Length
+    # Headers and body go out in two writes; with Nagle's algorithm on, the second waits for the
+    # client's delayed ACK (about 40 ms on Linux) on every reused connection, skewing pacing tests.
+    disable_nagle_algorithm = True
     server: _Server
 
     def do_GET(self) -> None:
