@@ -18,7 +18,7 @@ sample: $(STAMP)
 	$(BIN)/casefile status
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 clean-venv:
 	rm -rf $(VENV)

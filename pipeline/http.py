@@ -28,6 +28,10 @@ log = logging.getLogger(__name__)
 KEPT_HEADERS = ("content-type", "content-length", "etag", "last-modified", "date", "retry-after",
                 "cache-control", "x-robots-tag")
 MAX_REDIRECTS = 5
+# Pacing is kept between the moments requests are sent; the server sees them a little later, with
+# some jitter. 5 ms on top of every interval keeps the gaps it measures at or above the floor
+# (0.6 ms short was seen on loopback without it) at a cost of 1-5 %.
+PACING_MARGIN_S = 0.005
 JSON_ACCEPT = "application/json"
 HTML_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
 
@@ -91,7 +95,8 @@ class Pacer:
     def wait(self, rules: Iterable[tuple[str, float]]) -> float:
         rules = list(rules)
         now = self._clock()
-        due = max((self._last[key] + interval for key, interval in rules if key in self._last), default=now)
+        due = max((self._last[key] + interval + PACING_MARGIN_S for key, interval in rules if key in self._last),
+                  default=now)
         slept = 0.0
         if due > now:
             slept = due - now

@@ -1,0 +1,114 @@
+"""The CLI surface: help everywhere, exit codes, output formats, read-only SQL."""
+
+import json
+
+import click
+import pytest
+
+from pipeline.cli import main, main_group
+
+
+def commands():
+    return sorted(main_group.commands.items())
+
+
+@pytest.mark.parametrize("name,command", commands())
+def test_every_command_and_option_has_help(name, command):
+    assert command.help and len(command.help.strip()) > 20, name
+    for param in command.params:
+        if isinstance(param, click.Option):
+            assert param.help, f"{name} {param.opts}"
+
+
+def test_group_options_have_help():
+    for param in main_group.params:
+        if isinstance(param, click.Option) and param.name != "version":
+            assert param.help, param.opts
+
+
+@pytest.mark.parametrize("name", sorted(main_group.commands))
+def test_help_runs(name, capsys):
+    assert main([name, "--help"]) == 0
+    assert "Usage: casefile " + name in capsys.readouterr().out
+
+
+def test_unknown_option_is_a_usage_error(capsys):
+    assert main(["sync", "--no-such-option"]) == 2
+    assert "No such option" in capsys.readouterr().err
+
+
+def test_unknown_source_is_a_usage_error(data_dir, capsys):
+    assert main(["--data-dir", str(data_dir), "sync", "--offline", "--sources", "api,ftp"]) == 2
+    assert "ftp" in capsys.readouterr().err
+
+
+def test_sql_without_a_warehouse_says_what_to_do(data_dir, capsys):
+    assert main(["--data-dir", str(data_dir), "sql", "SELECT 1"]) == 78
+    assert "casefile sync" in capsys.readouterr().err
+
+
+@pytest.fixture
+def synced(data_dir, capsys):
+    assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 0
+    capsys.readouterr()
+    return data_dir
+
+
+def test_sql_formats(synced, capsys):
+    q = "SELECT set_code, name FROM card_set WHERE set_code IN ('MKC', 'MKM') ORDER BY set_code"
+    assert main(["--data-dir", str(synced), "sql", q, "--format", "csv"]) == 0
+    assert capsys.readouterr().out == "set_code,name\nMKC,Murders at Karlov Manor Commander\nMKM,Murders at Karlov Manor\n"
+    assert main(["--data-dir", str(synced), "sql", q, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [
+        {"set_code": "MKC", "name": "Murders at Karlov Manor Commander"},
+        {"set_code": "MKM", "name": "Murders at Karlov Manor"}]
+    assert main(["--data-dir", str(synced), "sql", q, "--format", "markdown"]) == 0
+    assert capsys.readouterr().out == ("| set_code | name |\n| --- | --- |\n"
+                                       "| MKC | Murders at Karlov Manor Commander |\n| MKM | Murders at Karlov Manor |\n")
+    assert main(["--data-dir", str(synced), "sql", q]) == 0
+    assert capsys.readouterr().out == ("set_code  name\n--------  ---------------------------------\n"
+                                       "MKC       Murders at Karlov Manor Commander\n"
+                                       "MKM       Murders at Karlov Manor\n(2 rows)\n")
+
+
+@pytest.mark.parametrize("statement", [
+    "DROP TABLE card",
+    "DELETE FROM ruling",
+    "CREATE TABLE x AS SELECT 1",
+    "ATTACH '/tmp/casefile-other.duckdb' AS other",
+    "COPY card TO '/tmp/casefile-leak.csv'",
+    "SET enable_external_access = true",
+])
+def test_sql_cannot_write_or_reach_outside(synced, capsys, statement):
+    assert main(["--data-dir", str(synced), "sql", statement]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: the query failed:") and "Traceback" not in err
+    assert main(["--data-dir", str(synced), "sql", "SELECT count(*) FROM card", "--format", "csv"]) == 0
+    assert capsys.readouterr().out == "count_star()\n15\n"
+
+
+def test_bad_sql_is_a_usage_error(synced, capsys):
+    assert main(["--data-dir", str(synced), "sql", "SELEC nonsense"]) == 2
+    assert "syntax error" in capsys.readouterr().err.lower()
+
+
+def test_status_reports_runs_and_rows(synced, capsys):
+    assert main(["--data-dir", str(synced), "status", "--format", "json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["runs"]["complete"] == 1 and info["warehouse"]["tables"]["card"] == 15
+    assert info["recent_runs"][0]["loaded"] is True
+
+
+def test_json_log_format_prints_one_object_per_line(data_dir, cli):
+    result = cli("--log-format", "json", "-v", "sync", "--offline")
+    assert result.returncode == 0, result.stderr
+    lines = [l for l in (result.stdout + result.stderr).splitlines() if l.strip()]
+    parsed = [json.loads(l) for l in lines]
+    summary = [p for p in parsed if p.get("event") == "summary"]
+    assert len(summary) == 1 and summary[0]["rows"]["card"] == 15 and summary[0]["outcome"] == "ok"
+
+
+def test_errors_in_json_mode_are_json(data_dir, cli):
+    result = cli("--log-format", "json", "sql", "SELECT 1")
+    assert result.returncode == 78
+    assert json.loads(result.stderr.strip().splitlines()[-1])["exit_code"] == 78

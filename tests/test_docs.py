@@ -1,0 +1,49 @@
+"""The README is the front door: it names every command and every long option."""
+
+import re
+
+import click
+import pytest
+
+from pipeline.cli import main_group
+
+from conftest import ROOT
+
+README = (ROOT / "README.md").read_text("utf-8")
+
+
+@pytest.mark.parametrize("name", sorted(main_group.commands))
+def test_every_command_has_a_readme_section_with_an_example(name):
+    assert f"### `casefile {name}" in README
+    assert re.search(rf"^casefile (--[\w-]+ \S+ )*{name}\b", README, re.M), f"no example of casefile {name}"
+
+
+def _long_options():
+    for name, command in sorted(main_group.commands.items()):
+        for param in command.params:
+            if isinstance(param, click.Option):
+                for opt in param.opts + param.secondary_opts:
+                    if opt.startswith("--"):
+                        yield name, opt
+    for param in main_group.params:
+        if isinstance(param, click.Option):
+            for opt in param.opts:
+                if opt.startswith("--") and opt not in ("--help", "--version"):
+                    yield "", opt
+
+
+@pytest.mark.parametrize("command,option", list(_long_options()))
+def test_every_long_option_is_documented(command, option):
+    assert option in README, f"{option} of casefile {command} is not in the README"
+
+
+def test_readme_names_the_two_setup_commands_and_exit_codes():
+    assert "make sample" in README and "make test" in README
+    for code in (0, 1, 2, 65, 69, 75, 78):
+        assert re.search(rf"^\| {code} \|", README, re.M), code
+
+
+def test_every_table_of_the_schema_is_documented():
+    schema = "\n".join(p.read_text() for p in (ROOT / "sql" / "schema").glob("*.sql"))
+    for table in re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", schema):
+        assert f"| `{table}` |" in README, table

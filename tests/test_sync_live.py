@@ -1,0 +1,111 @@
+"""Live mode over real sockets: the casefile CLI in a subprocess against a loopback Scryfall."""
+
+import duckdb
+import pytest
+
+from support.fake_scryfall import FakeScryfall
+from support.sample_data import sample_api_data
+
+ENGLISH_PRINTINGS = 19  # 15 cards + 4 alternative English printings in the sample
+PAGE_SIZE = 5
+
+
+@pytest.fixture
+def server():
+    cards, rulings, sets = sample_api_data()
+    with FakeScryfall(cards, rulings, sets, page_size=PAGE_SIZE) as fake:
+        yield fake
+
+
+def rows(db, sql):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_live_sync_follows_every_page_and_asks_once_per_oracle_card_and_set(server, cli, data_dir):
+    result = cli("sync", "--api-url", server.url, CASEFILE_CONTACT="ops@example.org")
+    assert result.returncode == 0, result.stderr
+    log = server.requests
+    search = [r for r in log if r.path == "/cards/search"]
+    rulings = [r for r in log if r.path.endswith("/rulings")]
+    sets = [r for r in log if r.path.startswith("/sets/")]
+    pages = -(-ENGLISH_PRINTINGS // PAGE_SIZE)
+    assert len(search) == pages == 4
+    assert [r.query.get("page", "1") for r in search] == ["1", "2", "3", "4"]
+    assert len(rulings) == 15 and len(sets) == 4
+    assert len(log) == pages + 15 + 4
+    assert len({r.path for r in rulings}) == 15  # never twice for one Oracle card
+
+    for r in log:
+        assert r.headers["User-Agent"].startswith("casefile/") and "ops@example.org" in r.headers["User-Agent"]
+        assert r.headers["Accept"] == "application/json"
+    gaps = [b.t - a.t for a, b in zip(log, log[1:])]
+    search_gaps = [b.t - a.t for a, b in zip(search, search[1:])]
+    assert min(search_gaps) >= 0.5, search_gaps
+    assert min(gaps) >= 0.1, gaps
+    print(f"min gap {min(gaps) * 1000:.0f} ms, min search gap {min(search_gaps) * 1000:.0f} ms")
+
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    assert rows(db, "SELECT count(*) FROM card") == [(15,)]
+    assert rows(db, "SELECT count(*) FROM printing") == [(ENGLISH_PRINTINGS,)]
+    assert rows(db, "SELECT count(*) FROM card_ruling") == [(153,)]
+    assert rows(db, "SELECT mode, requests FROM sync_run") == [("live", len(log))]
+
+
+def test_multilingual_sync_keeps_15_cards(server, cli, data_dir):
+    server.page_size = 175
+    assert cli("sync", "--api-url", server.url, "--multilingual").returncode == 0
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    assert rows(db, "SELECT count(*) FROM card") == [(15,)]
+    assert rows(db, "SELECT count(*) FROM printing") == [(107,)]
+    assert server.requests[0].query["include_multilingual"] == "true"
+
+
+def _warehouse_state(db):
+    tables = ["card", "printing", "ruling", "card_ruling", "sync_run", "raw_document"]
+    return {t: rows(db, f"SELECT * FROM {t} ORDER BY ALL") for t in tables}
+
+
+def test_a_query_matching_nothing_quotes_scryfall_and_changes_nothing(server, cli, data_dir):
+    assert cli("sync", "--offline").returncode == 0
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    before = _warehouse_state(db)
+    result = cli("sync", "--api-url", server.url, "--query", "name:nothing-like-this")
+    assert result.returncode == 2
+    assert "404" in result.stderr and "not_found" in result.stderr
+    assert "didn’t match any cards" in result.stderr
+    assert _warehouse_state(db) == before
+
+
+def test_a_rejected_query_quotes_details_and_warnings(server, cli, data_dir):
+    result = cli("sync", "--api-url", server.url, "--query", "badop:x")
+    assert result.returncode == 2
+    assert "All of your terms were ignored." in result.stderr
+    assert "warning: Invalid expression “badop:x” was ignored. Unknown keyword “badop”." in result.stderr
+    assert not (data_dir / "warehouse" / "casefile.duckdb").exists()
+    [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
+    assert (run / "_FAILED").exists() and not (run / "_SUCCESS").exists()
+
+
+def test_live_then_rebuild_gives_the_same_content(server, cli, data_dir):
+    assert cli("sync", "--api-url", server.url).returncode == 0
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    before = _warehouse_state(db)
+    server.stop()  # rebuild needs no network
+    assert cli("rebuild").returncode == 0
+    after = _warehouse_state(db)
+    assert {k: v for k, v in after.items() if k != "sync_run"} == {k: v for k, v in before.items() if k != "sync_run"}
+
+
+def test_api_url_must_be_http(cli):
+    result = cli("sync", "--api-url", "file:///etc/passwd")
+    assert result.returncode == 78 and "http(s)" in result.stderr
+
+
+def test_no_network_beyond_loopback(cli):
+    result = cli("sync", "--api-url", "https://api.scryfall.com")
+    assert result.returncode == 75
+    assert "blocked" in result.stderr or "connection failed" in result.stderr
