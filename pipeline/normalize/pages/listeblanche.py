@@ -1,0 +1,199 @@
+"""A listeblanche.fr card page's rulings as records: the English original and, where shown, its French translation.
+
+Pure: no network, no DuckDB. Each ruling opens with a French date line ("02 février 2024 · source :
+wotc"); its texts follow that line in the same block. Pairing of a translation with its original
+is by that structure only, never by comparing texts. Returns a ListeBlanchePage or raises
+ParseError naming the document, nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bs4 import BeautifulSoup, NavigableString, Tag
+
+from pipeline.errors import ParseError
+from pipeline.normalize.dates_fr import parse_french_date
+from pipeline.normalize.pages.markup import (
+    HEADING_TAGS, PAGE_ROOTS, is_visible_string, load_html, nearest_lang, parse_guard, visible_text,
+)
+from pipeline.normalize.text import search_fold
+from pipeline.records import RulingSighting
+
+ORIGIN = "listeblanche"
+MACHINE_TRANSLATION = "machine-translation"  # flag on French copies the page says were machine-made
+
+_DATE_LINE = re.compile(r"(?P<date>.+?)\s*[·•|]\s*source\s*:\s*(?P<source>.+)", re.IGNORECASE)
+_DATE_LINE_HINT = re.compile(r"source\s*:", re.IGNORECASE)
+_DATE_LINE_MAX_CHARS = 80  # "02 septembre 2024 · source : wotc" is 33; longer text is a paragraph, not a date line
+_SOURCES = {"wotc": "wotc", "wizards of the coast": "wotc", "scryfall": "scryfall"}
+# A heading announcing how many rulings follow: "16 clarifications", "Clarifications (16)".
+_ANNOUNCED = re.compile(
+    r"(?:^|\D)(\d+)\s+(?:clarifications?|regles?|rulings?)\b|\b(?:clarifications?|regles?|rulings?)\s*\(\s*(\d+)\s*\)")
+# The page's own word that its French copies are machine translations ("traduction … générée automatiquement").
+_MACHINE_MADE = re.compile(r"traduction\b[^.]*\bautomatiquement")
+
+
+@dataclass(frozen=True)
+class ListeBlanchePage:
+    title: str | None  # the h1 as shown
+    name_en: str | None  # the card's names, where the page marks their language
+    name_fr: str | None
+    expected_rulings: int  # the count the page announces, else its number of date lines
+    rulings: tuple[RulingSighting, ...]  # per ruling: the English copy, then its French copy if shown
+
+
+@dataclass(frozen=True)
+class _Block:
+    published: str  # ISO date
+    source: str
+    english: str | None
+    french: str | None
+
+
+def parse_listeblanche_page(html: bytes | str, doc_id: str, oracle_id: str | None) -> ListeBlanchePage:
+    """Read one listeblanche.fr card page."""
+    with parse_guard(doc_id):
+        soup = load_html(html, doc_id)
+        title, name_en, name_fr = _names(soup)
+        date_lines = _date_lines(soup)
+        announced = _announced_count(soup)
+        if announced and not date_lines:
+            raise ParseError(doc_id, f"the page announces {announced} rulings but none is dated (layout changed?)")
+        blocks = [_block(line, date_lines, doc_id) for line in date_lines]
+        flags = (MACHINE_TRANSLATION,) if _MACHINE_MADE.search(search_fold(visible_text(soup))) else ()
+        return ListeBlanchePage(
+            title=title, name_en=name_en, name_fr=name_fr,
+            expected_rulings=announced if announced is not None else len(date_lines),
+            rulings=tuple(_sightings(blocks, doc_id, oracle_id, flags)),
+        )
+
+
+def _names(soup: BeautifulSoup) -> tuple[str | None, str | None, str | None]:
+    """The h1, and the names the page marks as English or French (the h1 and its hgroup siblings)."""
+    h1 = soup.find("h1")
+    if h1 is None:
+        return None, None, None
+    candidates = [h1]
+    if isinstance(h1.parent, Tag) and h1.parent.name == "hgroup":
+        candidates += [c for c in h1.parent.children if isinstance(c, Tag) and c is not h1]
+    names: dict[str, str] = {}
+    for candidate in candidates:
+        lang, text = nearest_lang(candidate), visible_text(candidate)
+        if lang and text:
+            names.setdefault(lang.split("-")[0], text)
+    return visible_text(h1) or None, names.get("en"), names.get("fr")
+
+
+def _date_lines(soup: BeautifulSoup) -> list[Tag]:
+    """The smallest elements whose whole text is a date line, in page order."""
+    found: list[Tag] = []
+    for string in soup.find_all(string=_DATE_LINE_HINT):
+        if not is_visible_string(string):
+            continue
+        element = string.parent
+        while isinstance(element, Tag) and element.name not in PAGE_ROOTS:
+            text = visible_text(element)
+            if len(text) > _DATE_LINE_MAX_CHARS:
+                break
+            if _DATE_LINE.fullmatch(text):
+                if not any(element is seen for seen in found):
+                    found.append(element)
+                break
+            element = element.parent
+    return found
+
+
+def _announced_count(soup: BeautifulSoup) -> int | None:
+    for heading in soup.find_all(HEADING_TAGS):
+        match = _ANNOUNCED.search(search_fold(visible_text(heading)))
+        if match:
+            return int(match.group(1) or match.group(2))
+    return None
+
+
+def _block(date_line: Tag, date_lines: list[Tag], doc_id: str) -> _Block:
+    shown = visible_text(date_line)
+    line = _DATE_LINE.fullmatch(shown)
+    try:
+        published = parse_french_date(line.group("date")).isoformat()
+    except ValueError:
+        raise ParseError(doc_id, f"unreadable date line {shown!r} (layout changed?)") from None
+    source = line.group("source").strip()
+    english, french = _original_and_translation(_texts_after(date_line, date_lines))
+    return _Block(published=published, source=_SOURCES.get(source.lower(), source.lower()),
+                  english=english, french=french)
+
+
+def _texts_after(date_line: Tag, date_lines: list[Tag]) -> list[tuple[str | None, str]]:
+    """(lang marked on it, text) of what follows a date line up to the next one, in its parent.
+
+    A date line boxed on its own (nothing after it in its parent) is stepped out of, as long as the
+    box holds no other date line.
+    """
+    anchor = date_line
+    texts = _following_texts(anchor, date_lines)
+    while not texts and _may_step_out(anchor, date_lines):
+        anchor = anchor.parent
+        texts = _following_texts(anchor, date_lines)
+    return texts
+
+
+def _following_texts(anchor: Tag, date_lines: list[Tag]) -> list[tuple[str | None, str]]:
+    texts: list[tuple[str | None, str]] = []
+    for sibling in anchor.next_siblings:
+        if isinstance(sibling, Tag):
+            if _holds_date_line(sibling, date_lines):
+                break
+            if text := visible_text(sibling):
+                texts.append((_marked_lang(sibling), text))
+        elif isinstance(sibling, NavigableString) and is_visible_string(sibling) and sibling.strip():
+            texts.append((None, visible_text(sibling)))
+    return texts
+
+
+def _may_step_out(anchor: Tag, date_lines: list[Tag]) -> bool:
+    parent = anchor.parent
+    return isinstance(parent, Tag) and parent.name not in PAGE_ROOTS and _count_date_lines(parent, date_lines) == 1
+
+
+def _count_date_lines(tag: Tag, date_lines: list[Tag]) -> int:
+    return sum(1 for line in date_lines if line is tag or any(parent is tag for parent in line.parents))
+
+
+def _holds_date_line(tag: Tag, date_lines: list[Tag]) -> bool:
+    return _count_date_lines(tag, date_lines) > 0
+
+
+def _marked_lang(tag: Tag) -> str | None:
+    """The language the markup gives a text: its own lang, or that of the first element inside it."""
+    marked = tag if tag.get("lang") else tag.find(attrs={"lang": True})
+    lang = marked.get("lang") if marked else None
+    return lang.strip().lower().split("-")[0] if isinstance(lang, str) and lang.strip() else None
+
+
+def _original_and_translation(texts: list[tuple[str | None, str]]) -> tuple[str | None, str | None]:
+    """Where the markup marks languages, it decides; otherwise the first text is the English original
+    and the second its translation (the page: "La traduction FR ci-dessous")."""
+    if any(lang for lang, _ in texts):
+        english = next((text for lang, text in texts if lang == "en"), None)
+        french = next((text for lang, text in texts if lang == "fr"), None)
+        return english, french
+    plain = [text for _, text in texts]
+    return (plain[0] if plain else None), (plain[1] if len(plain) > 1 else None)
+
+
+def _sightings(blocks: list[_Block], doc_id: str, oracle_id: str | None,
+               flags: tuple[str, ...]) -> list[RulingSighting]:
+    sightings: list[RulingSighting] = []
+    for position, block in enumerate(blocks):
+        if not block.english:
+            raise ParseError(doc_id, f"ruling {position} ({block.published}) has no English text (layout changed?)")
+        common = dict(doc_id=doc_id, origin=ORIGIN, oracle_id=oracle_id, position=position,
+                      date_as_seen=block.published, source=block.source)
+        sightings.append(RulingSighting(text_as_seen=block.english, lang="en", **common))
+        if block.french:
+            sightings.append(RulingSighting(text_as_seen=block.french, lang="fr", translates=position,
+                                            flags=flags, **common))
+    return sightings

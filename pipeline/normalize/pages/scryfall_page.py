@@ -1,0 +1,85 @@
+"""A scryfall.com card page's rulings as records, for when the API copy must be checked against the page.
+
+Pure: no network, no DuckDB. The rulings are the items listed under the heading "Notes and Rules
+Information for <card name>"; each may end with its date "(YYYY-MM-DD)". Returns a ScryfallPage or
+raises ParseError naming the document, nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from bs4 import BeautifulSoup, Tag
+
+from pipeline.errors import ParseError
+from pipeline.normalize.pages.markup import find_headings, list_items, load_html, parse_guard, section_blocks, visible_text
+from pipeline.records import RulingSighting
+
+ORIGIN = "scryfall-page"
+
+_RULINGS_HEADING = re.compile(r"Notes and Rules Information for (?P<name>.+?)\s*:?", re.IGNORECASE | re.DOTALL)
+# The end of a ruling item: who published it, if the page says, and the date in parentheses.
+_RULING_META = re.compile(
+    r"(?P<text>.*?)(?:\s*[—–-]?\s*(?P<label>Wizards of the Coast|Scryfall))?\s*\((?P<date>\d{4}-\d{2}-\d{2})\)",
+    re.DOTALL)
+_SOURCE_LABELS = {"wizards of the coast": "wotc", "scryfall": "scryfall"}
+# Scryfall's own note heading the list on a non-English page; it is not a ruling.
+_ENGLISH_ONLY_NOTE = "Only the English version of a Magic card receives Oracle updates and errata."
+_SYMBOLS_AT_END = re.compile(r"(?:\s*\{[^{}\s]+\})+$")  # the mana cost printed after the name
+
+
+@dataclass(frozen=True)
+class ScryfallPage:
+    card_name: str
+    rulings: tuple[RulingSighting, ...]
+
+
+def parse_scryfall_page(html: bytes | str, doc_id: str, oracle_id: str | None) -> ScryfallPage:
+    """Read one scryfall.com card page (any language; the rulings are English)."""
+    with parse_guard(doc_id):
+        soup = load_html(html, doc_id)
+        headings = find_headings(soup, _RULINGS_HEADING)
+        if not headings:
+            return ScryfallPage(card_name=_name_from_title(soup, doc_id), rulings=())
+        heading = headings[0]
+        card_name = _RULINGS_HEADING.fullmatch(visible_text(heading)).group("name")
+        return ScryfallPage(card_name=card_name, rulings=_rulings(heading, doc_id, oracle_id))
+
+
+def _name_from_title(soup: BeautifulSoup, doc_id: str) -> str:
+    """A page with no rulings names its card only in its h1 (name, then the mana cost symbols)."""
+    h1 = soup.find("h1")
+    name = _SYMBOLS_AT_END.sub("", visible_text(h1)) if h1 else ""
+    if not name:
+        raise ParseError(doc_id, "no card name: neither a rulings heading nor an h1")
+    return name
+
+
+def _rulings(heading: Tag, doc_id: str, oracle_id: str | None) -> tuple[RulingSighting, ...]:
+    items = [visible_text(item) for item in list_items(section_blocks(heading))]
+    items = [item for item in items if item and not item.startswith(_ENGLISH_ONLY_NOTE)]
+    if not items:
+        raise ParseError(doc_id, "the rulings heading is there but no ruling can be read (layout changed?)")
+    return tuple(_sighting(item, position, doc_id, oracle_id) for position, item in enumerate(items))
+
+
+def _sighting(item: str, position: int, doc_id: str, oracle_id: str | None) -> RulingSighting:
+    text, label, published = item, None, None
+    meta = _RULING_META.fullmatch(item)
+    if meta:
+        text, label = meta.group("text"), meta.group("label")
+        published = _iso_date(meta.group("date"), doc_id)
+    if not text:
+        raise ParseError(doc_id, f"ruling {position} has a date but no text (layout changed?)")
+    return RulingSighting(
+        doc_id=doc_id, origin=ORIGIN, oracle_id=oracle_id, position=position, text_as_seen=text,
+        date_as_seen=published, source=_SOURCE_LABELS.get(label.lower()) if label else None, lang="en")
+
+
+def _iso_date(shown: str, doc_id: str) -> str:
+    try:
+        return date.fromisoformat(shown).isoformat()
+    except ValueError:
+        raise ParseError(doc_id, f"a ruling date is not a calendar date: {shown!r}") from None

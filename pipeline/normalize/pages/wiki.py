@@ -1,0 +1,180 @@
+"""The MTG wiki's page on a card type (mtg.wiki/page/Case) as records: its text, figures and rulings.
+
+Pure: no network, no DuckDB. Reads the rendered MediaWiki page by its visible text and structure:
+the h1 title, the "Statistics" row of the type box, and the sections under "Description", "Rules"
+and "Rulings". Returns a WikiPage or raises ParseError naming the document, nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bs4 import BeautifulSoup, Tag
+
+from pipeline.errors import ParseError
+from pipeline.normalize.pages.markup import (
+    LIST_TAGS, PAGE_ROOTS, find_headings, inside, list_items, load_html, parse_guard, section_blocks,
+    symbol_from_alt, visible_text,
+)
+from pipeline.records import RulingSighting
+
+ORIGIN = "mtgwiki"
+
+_CARD_COUNT = re.compile(r"(\d+)\s+cards?\b")
+_FIGURE = re.compile(r"(?:(\{[^{}\s]+\})\s*)?(\d+(?:\.\d+)?%)")  # optional symbol label, then "6.7%"
+# "719.", "719.1.", "719.3a": a rule number at the start of a quoted rule
+_RULE = re.compile(r"(\d{3}(?:\.\d{1,3}[a-z]?)?)\.?\s+(.+)", re.DOTALL)
+_NOT_PROSE = ("figure", "table")  # pictures with captions, boxes of figures
+_GLOSSARY_INTRO = re.compile(r"From the glossary\b", re.IGNORECASE)
+_RULES_INTRO = re.compile(r"From the Comprehensive Rules\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class WikiStatistics:
+    """The type box's "Statistics" row: "15 cards", then one percentage per color."""
+
+    card_count: int
+    figures: tuple[tuple[str | None, str], ...]  # (symbol label like "{W}" or None, "20%"), page order
+
+
+@dataclass(frozen=True)
+class WikiPage:
+    title: str
+    intro: tuple[str, ...]  # paragraphs before the first section
+    description: tuple[str, ...]  # paragraphs of the Description section
+    statistics: WikiStatistics | None  # None when the page has no Statistics row
+    rules_quoted: tuple[tuple[str, str], ...]  # ("719.3a", text) and ("glossary:Case", text)
+    rulings: tuple[RulingSighting, ...]
+
+
+def parse_wiki_page(html: bytes | str, doc_id: str) -> WikiPage:
+    """Read one rendered MTG wiki type page."""
+    with parse_guard(doc_id):
+        soup = load_html(html, doc_id)
+        return WikiPage(
+            title=_title(soup, doc_id),
+            intro=_intro(soup),
+            description=_section_paragraphs(soup, "Description"),
+            statistics=_statistics(soup, doc_id),
+            rules_quoted=_rules_quoted(soup),
+            rulings=_rulings(soup, doc_id),
+        )
+
+
+def _title(soup: BeautifulSoup, doc_id: str) -> str:
+    h1 = soup.find("h1")
+    title = visible_text(h1) if h1 else ""
+    if not title:
+        raise ParseError(doc_id, "no page title (h1)")
+    return title
+
+
+def _section(soup: BeautifulSoup, title: str) -> list[Tag] | None:
+    """The blocks of the first section titled ``title``, or None when the page has none."""
+    headings = find_headings(soup, re.compile(re.escape(title), re.IGNORECASE))
+    return section_blocks(headings[0]) if headings else None
+
+
+def _paragraphs(blocks: list[Tag]) -> tuple[str, ...]:
+    """The text of the <p> among ``blocks`` (or inside them), leaving out figure captions and boxes."""
+    found: list[str] = []
+    for block in blocks:
+        if block.name in _NOT_PROSE:
+            continue
+        candidates = [block] if block.name == "p" else [
+            p for p in block.find_all("p") if not inside(p, _NOT_PROSE, stop=block)]
+        found.extend(text for text in map(visible_text, candidates) if text)
+    return tuple(found)
+
+
+def _section_paragraphs(soup: BeautifulSoup, title: str) -> tuple[str, ...]:
+    blocks = _section(soup, title)
+    return _paragraphs(blocks) if blocks else ()
+
+
+def _intro(soup: BeautifulSoup) -> tuple[str, ...]:
+    """Paragraphs before the first section heading (h2): beside the heading, or beside the nearest
+    box that holds it (MediaWiki's heading wrapper, a table of contents)."""
+    node = soup.find("h2")
+    while isinstance(node, Tag) and node.name not in PAGE_ROOTS:
+        before = [s for s in node.previous_siblings if isinstance(s, Tag) and s.name == "p"]
+        if before:
+            return _paragraphs(list(reversed(before)))
+        node = node.parent
+    return ()
+
+
+def _statistics(soup: BeautifulSoup, doc_id: str) -> WikiStatistics | None:
+    """The cell beside a "Statistics" label cell: "15 cards", then "{W} 20%" figures."""
+    label = next((cell for cell in soup.find_all(["th", "td"]) if visible_text(cell) == "Statistics"), None)
+    if label is None:
+        return None
+    value = label.find_next_sibling(["td", "th"])
+    text = visible_text(value) if value else ""
+    count = _CARD_COUNT.match(text)
+    if count is None:
+        raise ParseError(doc_id, f"Statistics row unreadable (layout changed?): {text[:80]!r}")
+    figures = tuple((symbol or None, percent) for symbol, percent in _FIGURE.findall(text[count.end():]))
+    return WikiStatistics(card_count=int(count.group(1)), figures=figures)
+
+
+def _rules_quoted(soup: BeautifulSoup) -> tuple[tuple[str, str], ...]:
+    """Quotes of the Comprehensive Rules in the Rules section: glossary entries after a "From the
+    glossary" line (term and definition), numbered rules from the lists after "From the Comprehensive Rules"."""
+    blocks = _section(soup, "Rules") or []
+    quoted: list[tuple[str, str]] = []
+    quoting = None
+    for block in blocks:
+        text = visible_text(block)
+        if block.name == "p" and _GLOSSARY_INTRO.match(text):
+            quoting = "glossary"
+        elif block.name == "p" and _RULES_INTRO.match(text):
+            quoting = "rules"
+        elif quoting == "glossary" and block.name == "dl":
+            quoted.extend(_glossary_entries(block))
+        elif quoting == "rules":
+            quoted.extend(_numbered_rules(block))
+    return tuple(quoted)
+
+
+def _glossary_entries(definition_list: Tag) -> list[tuple[str, str]]:
+    entries, term = [], None
+    for child in definition_list.find_all(["dt", "dd"]):
+        if child.name == "dt":
+            term = visible_text(child)
+        elif term:
+            entries.append((f"glossary:{term}", visible_text(child)))
+    return entries
+
+
+def _numbered_rules(block: Tag) -> list[tuple[str, str]]:
+    rules = []
+    for item in list_items([block]):
+        match = _RULE.fullmatch(visible_text(item, skip=LIST_TAGS))
+        if match:
+            rules.append((match.group(1), match.group(2)))
+    return rules
+
+
+def _rulings(soup: BeautifulSoup, doc_id: str) -> tuple[RulingSighting, ...]:
+    """Every bullet of the Rulings section, sub-bullets as rulings of their own, in page order."""
+    blocks = _section(soup, "Rulings")
+    if blocks is None:
+        return ()
+    texts = [visible_text(item, skip=LIST_TAGS) for item in list_items(blocks)
+             if not _is_picture(item)]
+    texts = [text for text in texts if text]
+    if not texts:
+        raise ParseError(doc_id, "a Rulings section holds no readable ruling (layout changed?)")
+    return tuple(
+        RulingSighting(doc_id=doc_id, origin=ORIGIN, oracle_id=None, position=position,
+                       text_as_seen=text, date_as_seen=None, source=None, lang="en")
+        for position, text in enumerate(texts))
+
+
+def _is_picture(item: Tag) -> bool:
+    """A gallery box or a list item inside a figure: a picture and its caption, not a ruling."""
+    if inside(item, ("figure",)):
+        return True
+    return any(symbol_from_alt(image.get("alt") or "") == "" for image in item.find_all("img"))

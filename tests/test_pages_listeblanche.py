@@ -1,0 +1,225 @@
+"""parse_listeblanche_page against the constructed listeblanche.fr pages (seed 001 and the reference),
+test-only pages for the French/English pairing, refusals, and fuzz."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+
+from pages_support import (
+    LISTEBLANCHE_SEED, LISTEBLANCHE_SEED_PAGE, index, mutated, page, pages_of, random_documents,
+    reference_card, returns_or_raises_parse_error, seed_lines, soup_text, truncated,
+)
+from pipeline.errors import ParseError
+from pipeline.normalize.pages.listeblanche import parse_listeblanche_page
+from pipeline.normalize.text import canonical_text
+from pipeline.records import RulingSighting
+
+SEED = seed_lines(LISTEBLANCHE_SEED)
+SEED_DATE_LINE = "02 février 2024 · source : wotc"
+VISAGE_ORACLE_ID = "409697d5-ce3c-46aa-a97d-969d143a2a65"
+LISTEBLANCHE_PAGES = pages_of("listeblanche.fr")
+
+# TEST-ONLY markup for the French/English pairing. No French translation of any Case ruling was
+# recorded, so the French strings here are obvious markers ("[FR 1]"), not translations.
+NOTE = ("<p>Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous est générée "
+        "automatiquement (IA) — l'original anglais reste la source de vérité.</p>")
+PAIRED_BY_LANG = NOTE + """
+<ol>
+<li><p>02 février 2024 · source : wotc</p><blockquote lang="en">English 1.</blockquote><blockquote lang="fr">[FR 1]</blockquote></li>
+<li><p>02 février 2024 · source : wotc</p><blockquote lang="en">English 2.</blockquote></li>
+<li><p>1er mars 2024 · source : wotc</p><div><p lang="fr">[FR 3]</p></div><div><p lang="en">English 3.</p></div></li>
+</ol>"""
+PAIRED_BY_ORDER = NOTE + """
+<ul>
+<li><div><span>02 févr. 2024</span> · source : wotc</div><p>English 1.</p><p>[FR 1]</p></li>
+<li><div><span>02 févr. 2024</span> · source : wotc</div><p>English 2.</p></li>
+</ul>"""
+FLAT = NOTE + """
+<div>
+<p>02 février 2024 · source : wotc</p><p>English 1.</p><p>[FR 1]</p>
+<p>02 février 2024 · source : wotc</p><p>English 2.</p>
+</div>"""
+
+
+@pytest.fixture(scope="module")
+def visage():
+    return parse_listeblanche_page(page(LISTEBLANCHE_SEED_PAGE), "doc-001", VISAGE_ORACLE_ID)
+
+
+def _page(body: str) -> str:
+    return f'<html lang="fr"><body><main><h1>Affaire du test</h1><section>{body}</section></main></body></html>'
+
+
+def _pairs(html: str) -> list[tuple[int, str, int | None, str]]:
+    return [(r.position, r.lang, r.translates, r.text_as_seen)
+            for r in parse_listeblanche_page(html, "doc", None).rulings]
+
+
+# --- the seed page -----------------------------------------------------------------------------------
+
+def test_the_fixtures_visible_text_holds_every_line_of_seed_001():
+    text = soup_text(page(LISTEBLANCHE_SEED_PAGE))
+    assert [line for line in SEED if line not in text] == []
+
+
+def test_the_seeds_sixteen_english_rulings_dated_and_sourced(visage):
+    english = SEED[2::2]  # the seed: its note, then a date line before each ruling
+    assert SEED[1::2] == [SEED_DATE_LINE] * 16
+    assert [r.text_as_seen for r in visage.rulings] == english
+    assert {(r.lang, r.date_as_seen, r.source, r.translates) for r in visage.rulings} == {
+        ("en", "2024-02-02", "wotc", None)}
+    assert [r.position for r in visage.rulings] == list(range(16))
+    assert visage.expected_rulings == 16
+
+
+def test_the_seed_page_has_no_french_ruling(visage):
+    assert [r for r in visage.rulings if r.lang == "fr"] == []
+
+
+def test_a_seed_ruling_in_full(visage):
+    assert visage.rulings[7] == RulingSighting(
+        doc_id="doc-001", origin="listeblanche", oracle_id=VISAGE_ORACLE_ID, position=7,
+        text_as_seen="“Solved — [static ability]” means “As long as this Case is solved, [static ability].” "
+                     "Static abilities are written as statements, such as “Creatures you control get +1/+1” "
+                     "or “Instant and sorcery spells you cast cost {1} less to cast.”",
+        date_as_seen="2024-02-02", source="wotc", lang="en")
+
+
+def test_the_names_the_page_marks_by_language(visage):
+    assert (visage.title, visage.name_fr, visage.name_en) == (
+        "Affaire du visage changeant", "Affaire du visage changeant", "Case of the Shifting Visage")
+
+
+# --- every card's page -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", [n for n in LISTEBLANCHE_PAGES if n != LISTEBLANCHE_SEED_PAGE])
+def test_each_reference_page_yields_its_cards_rulings(name):
+    entry = index()[name]
+    card = reference_card(entry["oracle_id"])
+    parsed = parse_listeblanche_page(page(name), name, entry["oracle_id"])
+    assert parsed.name_en == card["name"]
+    assert [r.text_as_seen for r in parsed.rulings] == [canonical_text(r["text"]) for r in card["rulings"]]
+    assert [r.date_as_seen for r in parsed.rulings] == [r["published_at"] for r in card["rulings"]]
+    assert parsed.expected_rulings == len(card["rulings"]) == len(parsed.rulings)
+
+
+# --- French/English pairing (test-only pages, marker strings) ----------------------------------------
+
+def test_pairing_by_lang_attributes_within_each_block():
+    assert _pairs(_page(PAIRED_BY_LANG)) == [
+        (0, "en", None, "English 1."), (0, "fr", 0, "[FR 1]"),
+        (1, "en", None, "English 2."),
+        (2, "en", None, "English 3."), (2, "fr", 2, "[FR 3]"),
+    ]
+
+
+def test_a_translation_shares_its_originals_date_source_and_position():
+    rulings = parse_listeblanche_page(_page(PAIRED_BY_LANG), "doc", "oid").rulings
+    english, french = rulings[3], rulings[4]
+    assert french == RulingSighting(
+        doc_id="doc", origin="listeblanche", oracle_id="oid", position=2, text_as_seen="[FR 3]",
+        date_as_seen="2024-03-01", source="wotc", lang="fr", translates=2, flags=("machine-translation",))
+    assert (english.position, english.date_as_seen, english.source) == (2, "2024-03-01", "wotc")
+
+
+def test_pairing_by_order_when_the_markup_marks_no_language():
+    assert _pairs(_page(PAIRED_BY_ORDER)) == [
+        (0, "en", None, "English 1."), (0, "fr", 0, "[FR 1]"), (1, "en", None, "English 2.")]
+
+
+def test_pairing_in_a_flat_layout_stops_at_the_next_date_line():
+    assert _pairs(_page(FLAT)) == [
+        (0, "en", None, "English 1."), (0, "fr", 0, "[FR 1]"), (1, "en", None, "English 2.")]
+
+
+def test_pairing_is_by_block_never_by_similar_text():
+    # Block 1's marker reads like block 0's English text: it still belongs to block 1.
+    html = _page(NOTE + """<ol>
+<li><p>02 février 2024 · source : wotc</p><p>Each Case has two special keyword abilities.</p></li>
+<li><p>02 février 2024 · source : wotc</p><p>Cases don't lose their abilities.</p>
+<p>[FR 2] Each Case has two special keyword abilities.</p></li>
+</ol>""")
+    french = [r for r in parse_listeblanche_page(html, "doc", None).rulings if r.lang == "fr"]
+    assert [(r.position, r.translates) for r in french] == [(1, 1)]
+
+
+def test_without_the_machine_translation_note_french_copies_carry_no_flag():
+    html = _page(PAIRED_BY_LANG.replace(NOTE, "<p>Clarifications officielles.</p>"))
+    assert {r.flags for r in parse_listeblanche_page(html, "doc", None).rulings} == {()}
+
+
+# --- announced counts --------------------------------------------------------------------------------
+
+def test_an_announced_count_is_reported_even_when_fewer_rulings_are_read():
+    html = _page("<h2>Clarifications (3)</h2>" + PAIRED_BY_ORDER)
+    parsed = parse_listeblanche_page(html, "doc", None)
+    assert parsed.expected_rulings == 3
+    assert len([r for r in parsed.rulings if r.lang == "en"]) == 2
+
+
+def test_a_page_with_no_rulings_expects_none():
+    parsed = parse_listeblanche_page(_page("<p>Aucune clarification.</p>"), "doc", None)
+    assert (parsed.expected_rulings, parsed.rulings, parsed.title) == (0, (), "Affaire du test")
+
+
+# --- refusals ----------------------------------------------------------------------------------------
+
+def test_date_lines_without_ruling_text_are_a_layout_change():
+    html = _page("<ol><li><p>02 février 2024 · source : wotc</p></li>"
+                 "<li><p>02 février 2024 · source : wotc</p></li></ol><p>Texts now load later.</p>")
+    with pytest.raises(ParseError) as caught:
+        parse_listeblanche_page(html, "listeblanche-visage-2031", None)
+    assert caught.value.document == "listeblanche-visage-2031"
+    assert "layout changed?" in caught.value.reason
+
+
+def test_the_seed_page_with_its_texts_removed_is_refused():
+    html = page(LISTEBLANCHE_SEED_PAGE).decode("utf-8")
+    while "<blockquote" in html:
+        start = html.index("<blockquote")
+        html = html[:start] + html[html.index("</blockquote>", start) + len("</blockquote>"):]
+    with pytest.raises(ParseError, match="listeblanche-doc.*no English text"):
+        parse_listeblanche_page(html, "listeblanche-doc", None)
+
+
+def test_a_count_announced_with_no_date_line_is_refused():
+    with pytest.raises(ParseError, match="announces 4 rulings"):
+        parse_listeblanche_page(_page("<h2>4 clarifications</h2><p>…</p>"), "doc", None)
+
+
+def test_an_unknown_date_form_is_refused_not_guessed():
+    html = _page("<ol><li><p>02 feb 2024 · source : wotc</p><p>English.</p></li></ol>")
+    with pytest.raises(ParseError, match="unreadable date line"):
+        parse_listeblanche_page(html, "doc", None)
+
+
+@pytest.mark.parametrize("html", [b"", b"   \n", None, 3.5])
+def test_documents_that_are_not_a_page_are_refused(html):
+    with pytest.raises(ParseError) as caught:
+        parse_listeblanche_page(html, "doc-x", None)
+    assert caught.value.document == "doc-x"
+
+
+# --- fuzz: a result or ParseError, nothing else ------------------------------------------------------
+
+def _parse(data):
+    return parse_listeblanche_page(data, "fuzz-doc", None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_documents)
+def test_fuzz_random_input(data):
+    returns_or_raises_parse_error(_parse, data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(truncated(LISTEBLANCHE_PAGES))
+def test_fuzz_truncated_pages(data):
+    returns_or_raises_parse_error(_parse, data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(mutated(LISTEBLANCHE_PAGES))
+def test_fuzz_mutated_pages(data):
+    returns_or_raises_parse_error(_parse, data)

@@ -1,0 +1,178 @@
+"""parse_scryfall_page against the constructed scryfall.com pages (seed 002 and the reference), inline pages, fuzz."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+
+from pages_support import (
+    SCRYFALL_SEED, SCRYFALL_SEED_PAGE, index, mutated, page, pages_of, random_documents, reference_card,
+    returns_or_raises_parse_error, seed_lines, soup_text, truncated,
+)
+from pipeline.errors import ParseError
+from pipeline.normalize.pages.scryfall_page import parse_scryfall_page
+from pipeline.normalize.text import canonical_text, symbol_free_key
+from pipeline.records import RulingSighting
+
+SEED = seed_lines(SCRYFALL_SEED)
+VISAGE_ORACLE_ID = "409697d5-ce3c-46aa-a97d-969d143a2a65"
+SCRYFALL_PAGES = pages_of("scryfall.com")
+
+
+@pytest.fixture(scope="module")
+def visage():
+    return parse_scryfall_page(page(SCRYFALL_SEED_PAGE), "doc-002", VISAGE_ORACLE_ID)
+
+
+def _page(rulings_html: str, name: str = "Case of the Test") -> str:
+    return (f'<html><body><h1>{name} <abbr class="card-symbol card-symbol-W" title="one white mana">{{W}}</abbr></h1>'
+            f"<div><h2>Notes and Rules Information for {name}:</h2>{rulings_html}</div></body></html>")
+
+
+# --- the seed page -----------------------------------------------------------------------------------
+
+def test_the_fixtures_visible_text_holds_every_line_of_seed_002():
+    text = soup_text(page(SCRYFALL_SEED_PAGE))
+    assert [line for line in SEED if line not in text] == []
+
+
+def test_card_name_from_the_rulings_heading(visage):
+    assert visage.card_name == "Case of the Shifting Visage" == SEED[0]
+
+
+def test_the_seeds_sixteen_rulings_in_order_as_seen(visage):
+    assert [r.text_as_seen for r in visage.rulings] == SEED[1:]
+    assert len(visage.rulings) == 16
+
+
+def test_the_lost_symbol_stays_lost(visage):
+    static = visage.rulings[7].text_as_seen
+    assert static.startswith("“Solved — [static ability]” means")
+    assert static.endswith("Instant and sorcery spells you cast cost less to cast.”")
+    assert "{1}" not in static
+
+
+def test_rulings_carry_page_origin_dates_and_no_source(visage):
+    assert visage.rulings[4] == RulingSighting(
+        doc_id="doc-002", origin="scryfall-page", oracle_id=VISAGE_ORACLE_ID, position=4,
+        text_as_seen="Each Case has two special keyword abilities: to solve and solved.",
+        date_as_seen="2024-02-02", source=None, lang="en")
+    assert [r.position for r in visage.rulings] == list(range(16))
+    assert {r.date_as_seen for r in visage.rulings} == {"2024-02-02"}
+
+
+def test_the_seed_rulings_are_the_reference_rulings_but_for_the_symbol(visage):
+    reference = reference_card(VISAGE_ORACLE_ID)["rulings"]
+    assert sorted(symbol_free_key(r.text_as_seen) for r in visage.rulings) == sorted(
+        symbol_free_key(r["text"]) for r in reference)
+
+
+# --- every card's page -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", [n for n in SCRYFALL_PAGES if n != SCRYFALL_SEED_PAGE])
+def test_each_reference_page_yields_its_cards_rulings(name):
+    entry = index()[name]
+    card = reference_card(entry["oracle_id"])
+    parsed = parse_scryfall_page(page(name), name, entry["oracle_id"])
+    assert parsed.card_name == card["name"]
+    assert [r.text_as_seen for r in parsed.rulings] == [canonical_text(r["text"]) for r in card["rulings"]]
+    assert [r.date_as_seen for r in parsed.rulings] == [r["published_at"] for r in card["rulings"]]
+
+
+def test_symbols_survive_on_the_reference_pages():
+    entry = index()["scryfall_case-of-the-ransacked-lab.html"]
+    parsed = parse_scryfall_page(page("scryfall_case-of-the-ransacked-lab.html"), "doc", entry["oracle_id"])
+    assert any("cost {1} less to cast" in r.text_as_seen for r in parsed.rulings)
+
+
+# --- markup variants ---------------------------------------------------------------------------------
+
+def test_mana_symbols_in_markup_become_braced_text():
+    html = _page(
+        "<ul>"
+        '<li><p>Cost <abbr class="card-symbol card-symbol-1" title="one generic mana">{1}</abbr> less.</p></li>'
+        '<li><p>Cost <img alt="{1}" src="1.svg"> less.</p></li>'
+        '<li><p>Cost <img alt="1" src="1.svg"> less.</p></li>'
+        "</ul>")
+    assert [r.text_as_seen for r in parse_scryfall_page(html, "doc", None).rulings] == ["Cost {1} less."] * 3
+
+
+def test_the_english_only_note_of_non_english_pages_is_not_a_ruling():
+    # The note as case_translations.json records it on Scryfall's Japanese page of Case of the Ransacked Lab.
+    note = ("Only the English version of a Magic card receives Oracle updates and errata. "
+            'View this card in <a href="/card/mkm/45/en">English</a>. (Scryfall note)')
+    html = _page(f"<ul><li><p>{note}</p></li><li><p>Real ruling.</p><p>(2024-02-02)</p></li></ul>",
+                 name="研究所荒らしの事件")
+    parsed = parse_scryfall_page(html, "doc", None)
+    assert parsed.card_name == "研究所荒らしの事件"
+    assert [(r.position, r.text_as_seen) for r in parsed.rulings] == [(0, "Real ruling.")]
+
+
+def test_a_ruling_labelled_wizards_of_the_coast_has_source_wotc():
+    html = _page("<ul><li><p>From Wizards.</p><p>Wizards of the Coast (2024-02-02)</p></li>"
+                 "<li><p>From Scryfall.</p><p>— Scryfall (2024-02-09)</p></li>"
+                 "<li><p>Undated and unlabelled.</p></li></ul>")
+    rulings = parse_scryfall_page(html, "doc", None).rulings
+    assert [(r.text_as_seen, r.date_as_seen, r.source) for r in rulings] == [
+        ("From Wizards.", "2024-02-02", "wotc"),
+        ("From Scryfall.", "2024-02-09", "scryfall"),
+        ("Undated and unlabelled.", None, None)]
+
+
+def test_a_page_without_rulings_names_its_card_from_the_title():
+    html = '<html><body><h1>Case of the Test <abbr>{1}</abbr><abbr>{W}</abbr></h1><p>No rulings.</p></body></html>'
+    parsed = parse_scryfall_page(html, "doc", None)
+    assert (parsed.card_name, parsed.rulings) == ("Case of the Test", ())
+
+
+# --- refusals ----------------------------------------------------------------------------------------
+
+def test_a_rulings_heading_with_no_readable_ruling_is_a_layout_change():
+    html = _page('<div class="rulings-grid"><span>text moved into a grid</span></div>')
+    with pytest.raises(ParseError) as caught:
+        parse_scryfall_page(html, "scryfall-visage-2031", None)
+    assert caught.value.document == "scryfall-visage-2031"
+    assert "layout changed?" in caught.value.reason
+
+
+def test_the_seed_page_with_its_list_emptied_is_refused():
+    html = page(SCRYFALL_SEED_PAGE).decode("utf-8")
+    start, end = html.index('<ul class="rulings-list">'), html.index("</ul>")
+    with pytest.raises(ParseError, match="scryfall-doc"):
+        parse_scryfall_page(html[:start] + "<ul></ul>" + html[end + len("</ul>"):], "scryfall-doc", None)
+
+
+def test_an_impossible_date_is_refused():
+    with pytest.raises(ParseError, match="not a calendar date"):
+        parse_scryfall_page(_page("<ul><li><p>Text.</p><p>(2024-13-45)</p></li></ul>"), "doc", None)
+
+
+@pytest.mark.parametrize("html", [b"", b"<html><body><p>nothing</p></body></html>", None, ["<h1>x</h1>"]])
+def test_documents_that_are_not_a_card_page_are_refused(html):
+    with pytest.raises(ParseError) as caught:
+        parse_scryfall_page(html, "doc-x", None)
+    assert caught.value.document == "doc-x"
+
+
+# --- fuzz: a result or ParseError, nothing else ------------------------------------------------------
+
+def _parse(data):
+    return parse_scryfall_page(data, "fuzz-doc", None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_documents)
+def test_fuzz_random_input(data):
+    returns_or_raises_parse_error(_parse, data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(truncated(SCRYFALL_PAGES))
+def test_fuzz_truncated_pages(data):
+    returns_or_raises_parse_error(_parse, data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(mutated(SCRYFALL_PAGES))
+def test_fuzz_mutated_pages(data):
+    returns_or_raises_parse_error(_parse, data)
