@@ -17,6 +17,9 @@ import pandas as pd
 
 from .errors import ParseError, SourceDataError
 from .normalize import scryfall as api
+from .normalize.pages.listeblanche import parse_listeblanche_page
+from .normalize.pages.scryfall_page import parse_scryfall_page
+from .normalize.pages.wiki import parse_wiki_page
 from .rawstore import DocEntry, RawStore, RunInfo, read_manifest
 from .reconcile import reconcile
 from .records import Card, CardSet, Printing, RulingSighting
@@ -102,8 +105,40 @@ def _neg(text: str) -> tuple:
     return tuple(-ord(c) for c in text)
 
 
-# Page parsers are registered by origin; each returns the sightings of one document.
-PAGE_COLLECTORS: dict[str, object] = {}
+def _page_name(run: RunInfo, entry: DocEntry) -> str:
+    return f"{entry.url} ({run.run_id}/{entry.path})"
+
+
+def _page_sightings(origin: str, body: bytes, entry: DocEntry, name: str) -> list[RulingSighting]:
+    """The sightings of one rulings page; a page that shows rulings it does not let us read fails."""
+    try:
+        if origin == "mtgwiki":
+            return list(parse_wiki_page(body, entry.doc_id).rulings)
+        if origin == "listeblanche":
+            page = parse_listeblanche_page(body, entry.doc_id, entry.key)
+            english = [s for s in page.rulings if s.lang == "en"]
+            if len(english) != page.expected_rulings:
+                raise ParseError(entry.doc_id, f"the page shows {page.expected_rulings} rulings but "
+                                               f"{len(english)} could be read (layout changed?)")
+            return list(page.rulings)
+        if origin == "scryfall-page":
+            return list(parse_scryfall_page(body, entry.doc_id, entry.key).rulings)
+    except ParseError as exc:
+        raise ParseError(name, exc.reason) from None
+    raise ValueError(f"no page parser for {origin}")
+
+
+def _collect_pages(origin: str):
+    def collect_pages(store: RawStore, run: RunInfo, got: "_Collected") -> None:
+        for entry, body in store.iter_documents(run):
+            if entry.origin != origin or entry.kind != "page" or entry.status != 200:
+                continue
+            got.sightings.extend(_page_sightings(origin, body, entry, _page_name(run, entry)))
+    return collect_pages
+
+
+# Page parsers by origin; each adds the sightings of the run's documents of that origin.
+PAGE_COLLECTORS = {origin: _collect_pages(origin) for origin in ("mtgwiki", "listeblanche", "scryfall-page")}
 
 
 def collect(store: RawStore, runs: list[RunInfo]) -> _Collected:

@@ -78,10 +78,12 @@ def main_group(click_ctx: click.Context, data_dir: Path | None, log_format: str,
 @click.option("--multilingual/--no-multilingual", default=None,
               help="Also fetch printings in other languages (Scryfall's include_multilingual).")
 @click.option("--sources", default=None, metavar="LIST",
-              help="Comma-separated sources: api,wiki,listeblanche,scryfall-page [default: api live; "
-                   "offline: those recorded].")
+              help="Comma-separated sources: api,wiki,listeblanche,scryfall-page [default live: "
+                   "api,wiki,listeblanche; offline: those recorded].")
+@click.option("--wiki-page", default=None, metavar="URL", envvar="CASEFILE_WIKI_PAGE",
+              help="The MTG wiki page for this query [default: https://mtg.wiki/page/<Type> for a type: query].")
 @pass_ctx
-def sync(ctx: Context, query, api_url, offline, multilingual, sources) -> None:
+def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page) -> None:
     """Fetch cards and rulings into data/raw/ and load them into the warehouse.
 
     \b
@@ -93,7 +95,7 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources) -> None:
     from . import logs
     from .sync import ALL_SOURCES, sync as run_sync
 
-    settings = ctx.settings.with_overrides(api_url=api_url)
+    settings = ctx.settings.with_overrides(api_url=api_url, wiki_page=wiki_page)
     chosen = None
     if sources:
         chosen = [s.strip() for s in sources.split(",") if s.strip()]
@@ -151,6 +153,55 @@ def sql(ctx: Context, statement: str, fmt: str) -> None:
     con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
     try:
         columns, rows = query(con, statement)
+    finally:
+        con.close()
+    click.echo(render(columns, rows, fmt), nl=False)
+
+
+@main_group.command()
+@click.argument("name")
+@click.option("--format", "fmt", type=click.Choice(("text",) + FORMATS), default="text", show_default=True,
+              help="text: the card as a page; table/markdown/csv/json: its rulings as rows.")
+@pass_ctx
+def card(ctx: Context, name: str, fmt: str) -> None:
+    """Show a card: cost, type, Oracle text, then every ruling with its date, source, where it was
+    seen and its translations. NAME may be a unique part of the name.
+
+    \b
+    Examples:
+      casefile card "Case of the Shifting Visage"
+      casefile card "shifting visage" --format json
+    """
+    from .lookup import show_card
+    from .reader import open_reader
+
+    con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
+    try:
+        click.echo(show_card(con, name, fmt), nl=False)
+    finally:
+        con.close()
+
+
+@main_group.command()
+@click.argument("text")
+@click.option("--limit", type=click.IntRange(1, 1000), default=20, show_default=True, help="At most this many rulings.")
+@format_option()
+@pass_ctx
+def search(ctx: Context, text: str, limit: int, fmt: str) -> None:
+    """Find rulings by words: every word must appear (accents, case and quote style do not matter),
+    in the English text or a translation; the whole phrase ranks first.
+
+    \b
+    Examples:
+      casefile search "copiable values"
+      casefile search "resolue" --format json
+    """
+    from .lookup import search as run_search
+    from .reader import open_reader
+
+    con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
+    try:
+        columns, rows = run_search(con, text, limit)
     finally:
         con.close()
     click.echo(render(columns, rows, fmt), nl=False)

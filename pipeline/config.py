@@ -16,6 +16,10 @@ from .errors import ConfigError
 
 DEFAULT_API_URL = "https://api.scryfall.com"
 DEFAULT_QUERY = 'type:"Case"'
+# Rulings pages: the MTG wiki (formerly mtg.fandom.com), listeblanche.fr, scryfall.com card pages.
+DEFAULT_WIKI_URL = "https://mtg.wiki"
+DEFAULT_LISTEBLANCHE_URL = "https://listeblanche.fr"
+DEFAULT_SCRYFALL_WEB_URL = "https://scryfall.com"
 
 # Scryfall's published limits (https://scryfall.com/docs/api, "Rate Limits and Good Citizenship",
 # as of 2026): 50-100 ms between requests on average, and at most 2 per second to /cards/search.
@@ -43,6 +47,10 @@ def default_data_dir() -> Path:
 class Settings:
     data_dir: Path
     api_url: str = DEFAULT_API_URL
+    wiki_url: str = DEFAULT_WIKI_URL
+    listeblanche_url: str = DEFAULT_LISTEBLANCHE_URL
+    scryfall_web_url: str = DEFAULT_SCRYFALL_WEB_URL
+    wiki_page: str | None = None  # the wiki page for the query, when it is not /page/<Type>
     contact: str | None = None
     search_interval_s: float = SEARCH_INTERVAL_S
     api_interval_s: float = API_INTERVAL_S
@@ -97,6 +105,10 @@ def check_http_url(url: str, what: str) -> str:
 
 def validate(settings: Settings) -> Settings:
     api_url = check_http_url(settings.api_url, "the API URL")
+    sites = {name: check_http_url(getattr(settings, name), name)
+             for name in ("wiki_url", "listeblanche_url", "scryfall_web_url")}
+    if settings.wiki_page:
+        sites["wiki_page"] = check_http_url(settings.wiki_page, "the wiki page")
     floors = {"search_interval_s": SEARCH_INTERVAL_S, "api_interval_s": API_INTERVAL_S,
               "page_interval_s": PAGE_INTERVAL_S}
     for name, floor in floors.items():
@@ -108,7 +120,7 @@ def validate(settings: Settings) -> Settings:
         raise ConfigError("retry-after bounds must satisfy 0 <= min <= max")
     if settings.max_bytes < 1024:
         raise ConfigError("max_bytes must be at least 1024")
-    return replace(settings, api_url=api_url, data_dir=Path(settings.data_dir).expanduser())
+    return replace(settings, api_url=api_url, data_dir=Path(settings.data_dir).expanduser(), **sites)
 
 
 def _env_float(env, name: str) -> float | None:
@@ -127,6 +139,10 @@ def from_env(env=None) -> Settings:
     values: dict = {"data_dir": Path(env.get("CASEFILE_DATA_DIR") or default_data_dir())}
     if env.get("CASEFILE_API_URL"):
         values["api_url"] = env["CASEFILE_API_URL"]
+    for field_name, var in [("wiki_url", "CASEFILE_WIKI_URL"), ("listeblanche_url", "CASEFILE_LISTEBLANCHE_URL"),
+                            ("scryfall_web_url", "CASEFILE_SCRYFALL_WEB_URL"), ("wiki_page", "CASEFILE_WIKI_PAGE")]:
+        if env.get(var):
+            values[field_name] = env[var]
     if env.get("CASEFILE_CONTACT"):
         values["contact"] = env["CASEFILE_CONTACT"]
     for field_name, var in [("retry_after_min_s", "CASEFILE_RETRY_AFTER_MIN"),

@@ -14,6 +14,8 @@ import math
 from typing import Any, Sequence
 
 FORMATS = ("table", "markdown", "csv", "json")
+# The table format is for eyes on a terminal: longer cells are cut with "…" (other formats keep all).
+TABLE_CELL_MAX = 80
 
 
 def _plain(value: Any) -> Any:
@@ -56,6 +58,8 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
         writer.writerows([[_cell(v) for v in row] for row in rows])
         return out.getvalue()
     cells = [[_cell(v).replace("\n", " ⏎ ") for v in row] for row in rows]
+    if fmt == "table":
+        cells = [[c if len(c) <= TABLE_CELL_MAX else c[:TABLE_CELL_MAX - 1] + "…" for c in row] for row in cells]
     if fmt == "markdown":
         def esc(text: str) -> str:
             return text.replace("|", "\\|")

@@ -17,6 +17,7 @@ from .build import build_state, current_runs, document_rows, run_row
 from .config import DEFAULT_QUERY, Settings
 from .errors import CasefileError, SourceDataError, UsageError
 from .extract.replay import ReplayTransport
+from .extract.pages import PageExtractor
 from .extract.scryfall import ScryfallExtractor
 from .http import HttpClient, utc_now_iso
 from .load.warehouse import load_run, open_writer, replace_file
@@ -27,7 +28,8 @@ from .resources import sample_dir
 log = logging.getLogger(__name__)
 
 ALL_SOURCES = ("api", "wiki", "listeblanche", "scryfall-page")
-LIVE_DEFAULT_SOURCES = ("api",)
+# Scryfall asks clients to prefer its API, so its card pages are fetched only when asked for.
+LIVE_DEFAULT_SOURCES = ("api", "wiki", "listeblanche")
 
 
 @dataclass
@@ -106,7 +108,11 @@ def sync(settings: Settings, *, query: str | None = None, offline: str | None = 
         writer = store.new_run(meta)
         log.info("run %s: %s sync of %s (sources: %s)", writer.run_id, mode, query, ",".join(sources))
         try:
-            ScryfallExtractor(transport, writer, settings, progress=progress).run(query, include_multilingual)
+            api = ScryfallExtractor(transport, writer, settings, progress=progress).run(query, include_multilingual)
+            if set(sources) - {"api"}:
+                stands_for = {oid: api.stands_for[oid] for oid in api.with_rulings}
+                PageExtractor(transport, writer, settings, robots=mode == "live", progress=progress).run(
+                    sources, query, stands_for)
             traffic = _traffic(transport)
             writer.finish(traffic)
         except BaseException as exc:

@@ -63,3 +63,33 @@ def cli(data_dir: Path):
 def copy_sample(dest: Path) -> Path:
     shutil.copytree(ROOT / "data" / "raw" / "sample", dest)
     return dest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true",
+                     help="Rewrite the golden files under tests/golden/ from the current output.")
+
+
+@pytest.fixture
+def golden(request):
+    """Compare text with tests/golden/<name>; with --update-golden, rewrite the file instead."""
+    update = request.config.getoption("--update-golden")
+
+    def check(name: str, text: str) -> None:
+        path = TESTS / "golden" / name
+        if update:
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(text, "utf-8")
+        assert path.exists(), f"no golden file {path}; run pytest --update-golden"
+        assert text == path.read_text("utf-8")
+    return check
+
+
+@pytest.fixture(scope="session")
+def sample_warehouse(tmp_path_factory) -> Path:
+    """A data folder synced once from the bundled sample; tests must only read it."""
+    from pipeline.cli import main
+
+    data = tmp_path_factory.mktemp("sample") / "data"
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    return data

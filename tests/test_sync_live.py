@@ -26,7 +26,7 @@ def rows(db, sql):
 
 
 def test_live_sync_follows_every_page_and_asks_once_per_oracle_card_and_set(server, cli, data_dir):
-    result = cli("sync", "--api-url", server.url, CASEFILE_CONTACT="ops@example.org")
+    result = cli("sync", "--api-url", server.url, "--sources", "api", CASEFILE_CONTACT="ops@example.org")
     assert result.returncode == 0, result.stderr
     log = server.requests
     search = [r for r in log if r.path == "/cards/search"]
@@ -57,7 +57,7 @@ def test_live_sync_follows_every_page_and_asks_once_per_oracle_card_and_set(serv
 
 def test_multilingual_sync_keeps_15_cards(server, cli, data_dir):
     server.page_size = 175
-    assert cli("sync", "--api-url", server.url, "--multilingual").returncode == 0
+    assert cli("sync", "--api-url", server.url, "--multilingual", "--sources", "api").returncode == 0
     db = data_dir / "warehouse" / "casefile.duckdb"
     assert rows(db, "SELECT count(*) FROM card") == [(15,)]
     assert rows(db, "SELECT count(*) FROM printing") == [(107,)]
@@ -91,7 +91,7 @@ def test_a_rejected_query_quotes_details_and_warnings(server, cli, data_dir):
 
 
 def test_live_then_rebuild_gives_the_same_content(server, cli, data_dir):
-    assert cli("sync", "--api-url", server.url).returncode == 0
+    assert cli("sync", "--api-url", server.url, "--sources", "api").returncode == 0
     db = data_dir / "warehouse" / "casefile.duckdb"
     before = _warehouse_state(db)
     server.stop()  # rebuild needs no network
@@ -106,6 +106,32 @@ def test_api_url_must_be_http(cli):
 
 
 def test_no_network_beyond_loopback(cli):
-    result = cli("sync", "--api-url", "https://api.scryfall.com")
+    result = cli("sync", "--api-url", "https://api.scryfall.com", "--sources", "api")
     assert result.returncode == 75
     assert "blocked" in result.stderr or "connection failed" in result.stderr
+
+
+def test_pages_are_fetched_politely_and_a_missing_page_is_recorded(server, cli, data_dir):
+    """Pages from a second loopback host: robots.txt first, 1 s apart, 404 kept, disallowed skipped."""
+    from conftest import FIXTURES
+
+    cards, rulings, sets = sample_api_data()
+    with FakeScryfall([], {}, {}) as pages:
+        pages.add_page("/robots.txt", b"User-agent: *\nDisallow: /card/\n", content_type="text/plain")
+        lb = "listeblanche_mkc_case-of-the-shifting-visage-mkc-19.html"
+        pages.add_page("/carte/mkc/case-of-the-shifting-visage-mkc-19", (FIXTURES / "pages" / lb).read_bytes())
+        result = cli("sync", "--api-url", server.url, "--query", "set:mkc",
+                     "--sources", "api,wiki,listeblanche,scryfall-page", "--wiki-page", f"{pages.url}/page/Case",
+                     CASEFILE_LISTEBLANCHE_URL=pages.url, CASEFILE_SCRYFALL_WEB_URL=pages.url)
+        assert result.returncode == 0, result.stderr
+        log = pages.requests
+    assert [r.path for r in log] == ["/robots.txt", "/page/Case", "/carte/mkc/case-of-the-shifting-visage-mkc-19"]
+    gaps = [b.t - a.t for a, b in zip(log, log[1:])]
+    assert min(gaps) >= 1.0, gaps
+    assert all(r.headers["Accept"].startswith("text/html") or r.path == "/robots.txt" for r in log)
+    assert rows(data_dir / "warehouse" / "casefile.duckdb",
+                "SELECT origin, http_status, count(*) FROM raw_document WHERE origin <> 'scryfall-api' GROUP BY ALL ORDER BY ALL") == [
+        ("listeblanche", 200, 1), ("mtgwiki", 200, 1), ("mtgwiki", 404, 1)]
+    assert rows(data_dir / "warehouse" / "casefile.duckdb",
+                "SELECT origin, count(*) FROM ruling_sighting GROUP BY ALL ORDER BY ALL") == [
+        ("listeblanche", 16), ("scryfall-api", 16)]

@@ -22,10 +22,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from pipeline.config import DEFAULT_LISTEBLANCHE_URL, DEFAULT_SCRYFALL_WEB_URL, DEFAULT_WIKI_URL  # noqa: E402
+from pipeline.extract.pages import listeblanche_url, scryfall_page_url, wiki_page_for  # noqa: E402
 from pipeline.extract.scryfall import search_url  # noqa: E402
 from pipeline.rawstore import doc_id_for  # noqa: E402
 
 REFERENCE = ROOT / "tests" / "fixtures" / "reference"
+PAGES = ROOT / "tests" / "fixtures" / "pages"
+HTML_TYPE = "text/html; charset=utf-8"
 OUT = ROOT / "data" / "raw" / "sample"
 API = "https://api.scryfall.com"
 QUERY = 'type:"Case"'
@@ -103,6 +107,28 @@ def translated_printing(base: dict, lang: str, entry: dict) -> dict:
     return obj
 
 
+def page_documents(objects: list[dict], by_oracle: dict) -> list[tuple]:
+    """The constructed pages of tests/fixtures/pages, at the URLs a sync of this query asks for."""
+    index = json.loads((PAGES / "index.json").read_text("utf-8"))
+    by_url = {meta["url"]: name for name, meta in index.items()}
+    docs = []
+    wiki = wiki_page_for(QUERY, DEFAULT_WIKI_URL)
+    docs.append(("mtgwiki", "page", QUERY, wiki, (PAGES / by_url[wiki]).read_bytes(), HTML_TYPE))
+    stands_for: dict[str, dict] = {}
+    for obj in objects:
+        if obj["lang"] == "en":
+            stands_for.setdefault(obj["oracle_id"], obj)
+    for oracle_id, printing in stands_for.items():
+        if not by_oracle[oracle_id]["rulings"]:
+            continue  # a sync fetches pages only for cards with rulings
+        for origin, url in (("listeblanche", listeblanche_url(DEFAULT_LISTEBLANCHE_URL, printing)),
+                            ("scryfall-page", scryfall_page_url(DEFAULT_SCRYFALL_WEB_URL, printing))):
+            name = by_url[url]  # every page a sync asks for must be one of the fixtures
+            assert index[name]["oracle_id"] == oracle_id, name
+            docs.append((origin, "page", oracle_id, url, (PAGES / name).read_bytes(), HTML_TYPE))
+    return docs
+
+
 def build() -> None:
     cards = json.loads((REFERENCE / "case_cards.json").read_text("utf-8"))
     translations = {c["name"]: c for c in json.loads((REFERENCE / "case_translations.json").read_text("utf-8"))["cards"]}
@@ -119,10 +145,10 @@ def build() -> None:
             langs = sorted(entry["printed_names"], key=lambda l: LANG_ORDER.index(l) if l in LANG_ORDER else 99)
             objects.extend(translated_printing(base, lang, entry) for lang in langs)
 
-    docs = []  # (origin, kind, key, url, body)
+    docs = []  # (origin, kind, key, url, body, content type)
     url = search_url(API, QUERY, include_multilingual=True)
     page = {"object": "list", "total_cards": len(objects), "has_more": False, "data": objects}
-    docs.append(("search", "1", url, compact(page)))
+    docs.append(("scryfall-api", "search", "1", url, compact(page), JSON_TYPE))
 
     first_printing: dict[str, str] = {}
     set_names: dict[str, str] = {}
@@ -138,36 +164,38 @@ def build() -> None:
                     "published_at": r["published_at"], "comment": r["text"]}
                    for r in by_oracle[oracle_id]["rulings"]]
         body = {"object": "list", "has_more": False, "data": rulings}
-        docs.append(("rulings", oracle_id, f"{API}/cards/{card_id}/rulings", compact(body)))
+        docs.append(("scryfall-api", "rulings", oracle_id, f"{API}/cards/{card_id}/rulings", compact(body), JSON_TYPE))
 
     for code, name in set_names.items():
         body = {"object": "set", "code": code, "name": name, "digital": set_digital[code],
                 "uri": f"{API}/sets/{code}", "scryfall_uri": f"https://scryfall.com/sets/{code}"}
-        docs.append(("set", code, f"{API}/sets/{code}", compact(body)))
+        docs.append(("scryfall-api", "set", code, f"{API}/sets/{code}", compact(body), JSON_TYPE))
+
+    docs.extend(page_documents(objects, by_oracle))
 
     if OUT.exists():
         for child in OUT.iterdir():
             if child.name != "README.md":
                 shutil.rmtree(child) if child.is_dir() else child.unlink()
-    (OUT / "docs" / "scryfall-api").mkdir(parents=True, exist_ok=True)
     manifest = []
-    for seq, (kind, key, doc_url, body) in enumerate(docs, 1):
+    for seq, (origin, kind, key, doc_url, body, ctype) in enumerate(docs, 1):
         tail = re.sub(r"[^A-Za-z0-9._-]+", "_", doc_url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1])
-        rel = f"docs/scryfall-api/{seq:05d}-{tail}.json"
+        rel = f"docs/{origin}/{seq:05d}-{tail}.{'json' if 'json' in ctype else 'html'}"
+        (OUT / rel).parent.mkdir(parents=True, exist_ok=True)
         (OUT / rel).write_bytes(body)
-        manifest.append({"doc_id": doc_id_for(doc_url, body), "origin": "scryfall-api", "kind": kind, "key": key,
+        manifest.append({"doc_id": doc_id_for(doc_url, body), "origin": origin, "kind": kind, "key": key,
                          "url": doc_url, "final_url": doc_url, "status": 200,
-                         "headers": {"content-type": JSON_TYPE, "content-length": str(len(body))},
+                         "headers": {"content-type": ctype, "content-length": str(len(body))},
                          "fetched_at": None, "sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body),
                          "path": rel, "quarantined": None})
     (OUT / "manifest.jsonl").write_text(
         "".join(json.dumps(m, ensure_ascii=False, sort_keys=True) + "\n" for m in manifest), "utf-8")
     meta = {"run_id": "sample", "started_at": None, "mode": "constructed", "query": QUERY,
-            "include_multilingual": True, "sources": ["api"], "api_url": API,
+            "include_multilingual": True, "sources": ["api", "wiki", "listeblanche", "scryfall-page"], "api_url": API,
             "constructed_from": "tests/fixtures/reference (see README.md)"}
     (OUT / "run.json").write_text(json.dumps(meta, ensure_ascii=False, sort_keys=True, indent=1) + "\n", "utf-8")
     success = {"finished_at": None, "documents": len(docs), "requests": len(docs),
-               "bytes": sum(len(d[3]) for d in docs)}
+               "bytes": sum(len(d[4]) for d in docs)}
     (OUT / "_SUCCESS").write_text(json.dumps(success, sort_keys=True, indent=1) + "\n", "utf-8")
     print(f"wrote {len(docs)} documents ({len(objects)} printings of {len(cards)} cards) to {OUT}")
 

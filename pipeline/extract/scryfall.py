@@ -14,7 +14,7 @@ from urllib.parse import urlencode, urlsplit
 
 from ..errors import ScryfallError, SourceDataError, EXIT_DATAERR, EXIT_USAGE, EXIT_UNAVAILABLE
 from ..http import JSON_ACCEPT, json_body_check
-from ..normalize.scryfall import search_page_links
+from ..normalize.scryfall import rulings_count, search_page_links
 from ..rawstore import RunWriter
 
 log = logging.getLogger(__name__)
@@ -26,6 +26,8 @@ class ApiExtract:
     search_pages: int = 0
     total_cards: int | None = None
     rulings_for: dict[str, str] = field(default_factory=dict)  # oracle_id -> scryfall id asked
+    stands_for: dict[str, dict] = field(default_factory=dict)  # oracle_id -> the printing asked for
+    with_rulings: list[str] = field(default_factory=list)  # oracle ids whose rulings list is not empty
     sets: list[str] = field(default_factory=list)
     missing_sets: list[str] = field(default_factory=list)
     printings: list[dict] = field(default_factory=list)  # link facts of every printing seen
@@ -93,7 +95,11 @@ class ScryfallExtractor:
             result.printings.extend(links.printings)
             for printing in links.printings:
                 for oracle_id in printing["oracle_ids"]:
-                    result.rulings_for.setdefault(oracle_id, printing["id"])
+                    # one printing stands for the Oracle card: the first English one seen
+                    current = result.stands_for.get(oracle_id)
+                    if current is None or (current.get("lang") != "en" and printing.get("lang") == "en"):
+                        result.stands_for[oracle_id] = printing
+                        result.rulings_for[oracle_id] = printing["id"]
                 if printing["set"] not in result.sets:
                     result.sets.append(printing["set"])
             url = links.next_page if links.has_more else None
@@ -105,10 +111,12 @@ class ScryfallExtractor:
         for oracle_id, card_id in result.rulings_for.items():
             url = f"{self.settings.api_url}/cards/{card_id}/rulings"
             response = self._get(url, search=False)
-            self.writer.save(response, ORIGIN, "rulings", key=oracle_id)
+            entry = self.writer.save(response, ORIGIN, "rulings", key=oracle_id)
             self._tick("rulings")
             if response.status != 200:
                 raise scryfall_error(url, response.status, response.body, EXIT_DATAERR)
+            if rulings_count(response.body, entry.path):
+                result.with_rulings.append(oracle_id)
 
         for code in result.sets:
             url = f"{self.settings.api_url}/sets/{code}"

@@ -50,7 +50,7 @@ class SearchLinks:
     total_cards: int | None
     has_more: bool
     next_page: str | None
-    printings: list[dict]  # {"id", "oracle_ids", "set", "lang"} per card object, in page order
+    printings: list[dict]  # {"id", "oracle_ids", "set", "lang", "name", "collector_number", "scryfall_uri"}
 
 
 def search_page_links(body: bytes, doc: str) -> SearchLinks:
@@ -65,7 +65,9 @@ def search_page_links(body: bytes, doc: str) -> SearchLinks:
         if not oracle_ids or not isinstance(set_code, str):
             continue
         printings.append({"id": item["id"], "oracle_ids": oracle_ids, "set": set_code.lower(),
-                          "lang": item.get("lang")})
+                          "lang": item.get("lang"), "name": _text(item.get("name")),
+                          "collector_number": _text(item.get("collector_number")),
+                          "scryfall_uri": _text(item.get("scryfall_uri"))})
     total = obj.get("total_cards")
     return SearchLinks(total_cards=total if isinstance(total, int) else None,
                        has_more=obj.get("has_more") is True,
@@ -213,6 +215,11 @@ def set_record(body: bytes, doc: str) -> CardSet:
                    released_at=released if released and _ISO_DATE.match(released) else None,
                    card_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
                    digital=obj.get("digital") if isinstance(obj.get("digital"), bool) else None)
+
+
+def rulings_count(body: bytes, doc: str) -> int:
+    """How many rulings a rulings list holds (extract uses it to skip pages of cards without any)."""
+    return len(_list_object(body, doc)["data"])
 
 
 def ruling_sightings(body: bytes, doc_id: str, oracle_id: str, doc: str) -> tuple[list[RulingSighting], list[str]]:

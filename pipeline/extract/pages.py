@@ -1,0 +1,135 @@
+"""Extract rulings pages from the web: the MTG wiki's type page, listeblanche.fr and scryfall.com card pages.
+
+One page per Oracle card that has rulings on Scryfall's API (every printing of a card shows the
+same rulings), one wiki page per query. Polite: one request per host per second, robots.txt
+honoured (live runs), every answer kept in the raw store; a missing page (404) is recorded and
+the run goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+import urllib.robotparser
+from dataclasses import dataclass, field
+from urllib.parse import quote, urlsplit
+
+from ..http import HTML_ACCEPT
+from ..rawstore import RunWriter
+
+log = logging.getLogger(__name__)
+
+_TYPE_QUERY = re.compile(r'^\s*(?:type|t):(?:"([^"]+)"|(\S+))\s*$', re.IGNORECASE)
+ROBOTS_ACCEPT = "text/plain,*/*;q=0.1"
+
+
+def slug(name: str) -> str:
+    """listeblanche.fr's card slug: ASCII, lower case, apostrophes dropped, other runs of symbols as "-"."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", plain.lower().replace("'", "")).strip("-")
+
+
+def wiki_page_for(query: str, wiki_url: str, override: str | None = None) -> str | None:
+    """The MTG wiki page of a type query (type:"Case" -> /page/Case), or the configured page."""
+    if override:
+        return override
+    match = _TYPE_QUERY.match(query)
+    if not match:
+        return None
+    name = (match.group(1) or match.group(2)).strip()
+    return f"{wiki_url}/page/{quote(name[:1].upper() + name[1:].replace(' ', '_'))}"
+
+
+def listeblanche_url(base: str, printing: dict) -> str:
+    set_code = printing["set"].lower()
+    return f"{base}/carte/{set_code}/{slug(printing['name'])}-{set_code}-{printing['collector_number']}"
+
+
+def scryfall_page_url(base: str, printing: dict) -> str | None:
+    """The printing's scryfall_uri, on the configured host (tests point it at a loopback server)."""
+    uri = printing.get("scryfall_uri")
+    if not uri:
+        return None
+    parts = urlsplit(uri)
+    return f"{base}{parts.path}"
+
+
+@dataclass
+class PageExtract:
+    fetched: int = 0
+    missing: list[str] = field(default_factory=list)
+    disallowed: list[str] = field(default_factory=list)
+
+
+class Robots:
+    """robots.txt per host, fetched once through the same transport and kept in the raw store."""
+
+    def __init__(self, transport, writer: RunWriter, interval: float, enabled: bool, user_agent: str):
+        self.transport, self.writer, self.interval = transport, writer, interval
+        self.enabled, self.user_agent = enabled, user_agent
+        self._parsers: dict[str, urllib.robotparser.RobotFileParser | None] = {}
+
+    def allowed(self, url: str, origin: str) -> bool:
+        if not self.enabled:
+            return True
+        parts = urlsplit(url)
+        base = f"{parts.scheme}://{parts.netloc}"
+        if base not in self._parsers:
+            robots_url = f"{base}/robots.txt"
+            response = self.transport.get(robots_url, pacing=[(f"host:{parts.netloc}", self.interval)],
+                                          accept=ROBOTS_ACCEPT)
+            self.writer.save(response, origin, "robots", key=parts.netloc)
+            parser = None
+            if response.status == 200:
+                parser = urllib.robotparser.RobotFileParser()
+                parser.parse(response.body.decode("utf-8", "replace").splitlines())
+            elif response.status in (401, 403):
+                parser = urllib.robotparser.RobotFileParser()
+                parser.disallow_all = True
+            self._parsers[base] = parser
+        parser = self._parsers[base]
+        return parser is None or parser.can_fetch(self.user_agent, url)
+
+
+class PageExtractor:
+    def __init__(self, transport, writer: RunWriter, settings, robots: bool, progress=None):
+        self.transport, self.writer, self.settings, self.progress = transport, writer, settings, progress
+        self.robots = Robots(transport, writer, settings.page_interval_s, robots, settings.user_agent)
+
+    def _fetch(self, url: str, origin: str, key: str, result: PageExtract) -> None:
+        if not self.robots.allowed(url, origin):
+            log.warning("robots.txt disallows %s; not fetched", url)
+            result.disallowed.append(url)
+            return
+        host = urlsplit(url).netloc
+        response = self.transport.get(url, pacing=[(f"host:{host}", self.settings.page_interval_s)],
+                                      accept=HTML_ACCEPT)
+        self.writer.save(response, origin, "page", key=key)
+        result.fetched += 1
+        if self.progress is not None:
+            self.progress(origin)
+        if response.status == 404:
+            log.info("no page at %s (404); recorded", url)
+            result.missing.append(url)
+        elif response.status != 200:
+            log.warning("%s answered %s; recorded, no rulings read from it", url, response.status)
+            result.missing.append(url)
+
+    def run(self, sources: list[str], query: str, printings_by_oracle: dict[str, dict]) -> PageExtract:
+        """``printings_by_oracle``: for each Oracle card with rulings, the printing that stands for it."""
+        s, result = self.settings, PageExtract()
+        if "wiki" in sources:
+            url = wiki_page_for(query, s.wiki_url, s.wiki_page)
+            if url:
+                self._fetch(url, "mtgwiki", query, result)
+            else:
+                log.info("no MTG wiki page is known for the query %s (set --wiki-page)", query)
+        for oracle_id, printing in printings_by_oracle.items():
+            if "listeblanche" in sources:
+                self._fetch(listeblanche_url(s.listeblanche_url, printing), "listeblanche", oracle_id, result)
+            if "scryfall-page" in sources:
+                url = scryfall_page_url(s.scryfall_web_url, printing)
+                if url:
+                    self._fetch(url, "scryfall-page", oracle_id, result)
+        return result

@@ -1,0 +1,75 @@
+"""Reading the knowledge base as a reader wants it: one card with its rulings, and ruling search.
+
+Read-only: takes an open reader connection, runs the SQL of sql/read/, returns rows or text.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+from .errors import UsageError
+from .formats import render
+from .normalize.text import search_fold
+from .reader import query
+from .resources import read_sql
+
+_WORD = re.compile(r"[\w']+")
+
+
+def find_card(con, name: str) -> str:
+    """The oracle id of the card called ``name``: exact match, else the only close one."""
+    if not name.strip():
+        raise UsageError("give a card name")
+    _, rows = query(con, read_sql("read/card_by_name.sql"), {"name": name.strip()})
+    if not rows:
+        raise UsageError(f"no card named {name!r} in the warehouse")
+    best = [r for r in rows if r[2] == rows[0][2]]
+    if len(best) > 1:
+        names = ", ".join(sorted({r[1] for r in best})[:10])
+        raise UsageError(f"{name!r} matches several cards: {names}")
+    return best[0][0]
+
+
+def card_rows(con, oracle_id: str) -> tuple[dict, list[str], list[tuple]]:
+    columns, rows = query(con, read_sql("read/card.sql"), {"oracle_id": oracle_id})
+    card = dict(zip(columns, rows[0]))
+    columns, rulings = query(con, read_sql("read/card_rulings.sql"), {"oracle_id": oracle_id})
+    return card, columns, rulings
+
+
+def card_text(card: dict, columns: list[str], rulings: list[tuple], width: int = 100) -> str:
+    """The card as a page: cost, type, Oracle text, then each ruling with date, source and provenance."""
+    wrap = textwrap.TextWrapper(width=width, initial_indent="   ", subsequent_indent="   ")
+    lines = [f"{card['name']}  {card['mana_cost'] or ''}".rstrip(), card["type_line"] or "", ""]
+    lines += (card["oracle_text"] or "").splitlines()
+    lines += ["", f"Printings: {card['printings'] or '-'} (languages: {card['languages'] or '-'})", ""]
+    lines.append(f"Rulings ({len(rulings)}):" if rulings else "Rulings: none")
+    for row in rulings:
+        r = dict(zip(columns, row))
+        date = r["published_at"].isoformat() if r["published_at"] else "undated"
+        lines.append(f"{r['n']:>2}. {date} · {r['source']} · seen on {r['seen_on'] or '-'}")
+        lines += wrap.wrap(r["text"])
+        for translation in (r["translations"] or "").split(" | ") if r["translations"] else []:
+            lines += wrap.wrap(translation)
+    return "\n".join(lines) + "\n"
+
+
+def show_card(con, name: str, fmt: str = "text") -> str:
+    card, columns, rulings = card_rows(con, find_card(con, name))
+    if fmt == "text":
+        return card_text(card, columns, rulings)
+    return render(columns, rulings, fmt)
+
+
+def search_words(text: str) -> tuple[list[str], str]:
+    folded = search_fold(text)
+    words = sorted(set(_WORD.findall(folded)), key=lambda w: (-len(w), w))
+    if not words:
+        raise UsageError("give at least one word to search for")
+    return words, " ".join(_WORD.findall(folded))
+
+
+def search(con, text: str, limit: int = 20) -> tuple[list[str], list[tuple]]:
+    words, phrase = search_words(text)
+    return query(con, read_sql("read/search_rulings.sql"), {"words": words, "phrase": phrase, "limit": limit})

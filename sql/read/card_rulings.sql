@@ -1,0 +1,17 @@
+-- The rulings of one card in its order, with where each was seen and its translations.
+SELECT cr.position + 1 AS n,
+       r.published_at,
+       r.source,
+       r.text,
+       (SELECT string_agg(DISTINCT s.origin, ', ' ORDER BY s.origin)
+          FROM ruling_sighting s
+         WHERE s.ruling_id = r.ruling_id AND s.lang = 'en'
+           AND (s.oracle_id = cr.oracle_id OR s.oracle_id IS NULL)) AS seen_on,
+       (SELECT string_agg(t.lang || ' (' || t.origin || CASE WHEN t.machine_translated THEN ', machine translation' ELSE '' END
+                          || '): ' || t.text, ' | ' ORDER BY t.lang, t.origin)
+          FROM ruling_translation t WHERE t.ruling_id = r.ruling_id) AS translations,
+       r.ruling_id
+FROM card_ruling cr
+JOIN ruling r USING (ruling_id)
+WHERE cr.oracle_id = $oracle_id
+ORDER BY cr.position, r.ruling_id;

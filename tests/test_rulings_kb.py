@@ -1,0 +1,142 @@
+"""The rulings knowledge base on the bundled sample: every copy reconciled, provenance kept."""
+
+import json
+import re
+import shutil
+
+import duckdb
+import pytest
+
+from pipeline.cli import main
+
+from conftest import ROOT
+
+VISAGE = "Case of the Shifting Visage"
+WIKI_OWN = [
+    "The first ability of a Case is always active.",
+    "To solve a Case, its \"to solve\" condition must be true both as",
+    "As long as it's solved, its \"to solve\" ability won't trigger again.",
+    "A Case remains solved even if another player gains control of it.",
+    "An unsolved Case will check if it has been solved on each turn it is in play,",
+]
+
+
+def rows(data, sql, params=None):
+    con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"), read_only=True)
+    try:
+        return con.execute(sql, params).fetchall() if params else con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_shifting_visage_has_16_rulings_each_seen_once_per_origin(sample_warehouse):
+    per_ruling = rows(sample_warehouse, """
+        SELECT cr.ruling_id,
+               count(*) FILTER (s.origin = 'scryfall-api'),
+               count(*) FILTER (s.origin = 'scryfall-page'),
+               count(*) FILTER (s.origin = 'listeblanche')
+        FROM card c JOIN card_ruling cr USING (oracle_id)
+        JOIN ruling_sighting s ON s.ruling_id = cr.ruling_id AND s.oracle_id = c.oracle_id AND s.lang = 'en'
+        WHERE c.name = ? GROUP BY ALL""", [VISAGE])
+    assert len(per_ruling) == 16
+    assert all(tuple(r[1:]) == (1, 1, 1) for r in per_ruling), per_ruling
+
+
+def test_the_page_copy_that_lost_its_symbol_is_attached_and_flagged(sample_warehouse):
+    lost = rows(sample_warehouse, """
+        SELECT s.text_as_seen, r.text, s.flags FROM ruling_sighting s JOIN ruling r USING (ruling_id)
+        JOIN card c ON c.oracle_id = s.oracle_id
+        WHERE s.origin = 'scryfall-page' AND c.name = ? AND list_contains(s.flags, 'symbols_lost')""", [VISAGE])
+    assert len(lost) == 1
+    seen, ruling, flags = lost[0]
+    assert "cost less to cast" in seen and "cost {1} less to cast" in ruling
+
+
+def test_wiki_rulings_attach_to_wotc_rulings_or_stand_as_mtgwiki(sample_warehouse):
+    wiki = rows(sample_warehouse, """
+        SELECT r.source, r.published_at, r.text FROM ruling_sighting s JOIN ruling r USING (ruling_id)
+        WHERE s.origin = 'mtgwiki' ORDER BY s.position""")
+    assert len(wiki) == 14
+    attached = [w for w in wiki if w[0] == "wotc"]
+    own = [w for w in wiki if w[0] == "mtgwiki"]
+    assert len(attached) == 9 and all(str(w[1]) == "2024-02-02" for w in attached)
+    assert len(own) == 5 and all(w[1] is None for w in own)
+    for start, (_, _, text) in zip(WIKI_OWN, own):
+        assert text.startswith(start)
+    assert rows(sample_warehouse, "SELECT count(*) FROM ruling WHERE source = 'mtgwiki'") == [(5,)]
+
+
+def test_one_row_per_distinct_ruling(sample_warehouse):
+    assert rows(sample_warehouse, "SELECT count(*) FROM ruling") == [(45,)]  # 40 WotC + 5 wiki-only
+    assert rows(sample_warehouse, "SELECT count(*) FROM card_ruling") == [(153,)]
+    assert rows(sample_warehouse, "SELECT count(DISTINCT match_key) FROM ruling") == [(45,)]
+
+
+def test_listeblanche_copies_are_sightings_dated_and_sourced(sample_warehouse):
+    lb = rows(sample_warehouse, """
+        SELECT count(*), count(DISTINCT ruling_id), min(date_as_seen), max(date_as_seen), any_value(source_as_seen)
+        FROM ruling_sighting WHERE origin = 'listeblanche' AND lang = 'en'""")
+    assert lb == [(153, 40, lb[0][2], lb[0][2], "wotc")]
+    assert str(lb[0][2]) == "2024-02-02"
+
+
+def test_card_command_output(sample_warehouse, capsys, golden):
+    assert main(["--data-dir", str(sample_warehouse), "card", VISAGE]) == 0
+    out = capsys.readouterr().out
+    assert out.count(" · wotc · seen on ") == 16
+    golden("card_case-of-the-shifting-visage.txt", out)
+
+
+def test_search_command_output(sample_warehouse, capsys, golden):
+    assert main(["--data-dir", str(sample_warehouse), "search", "copiable values"]) == 0
+    out = capsys.readouterr().out
+    golden("search_copiable-values.txt", out)
+    assert main(["--data-dir", str(sample_warehouse), "search", "COPIABLE valués", "--format", "json"]) == 0
+    [hit] = json.loads(capsys.readouterr().out)
+    assert hit["text"].startswith("Being solved is not part of a permanent’s copiable values.")
+    assert hit["cards"].count("Case of the") == 13
+
+
+def test_search_ranks_the_phrase_first_and_folds_quotes(sample_warehouse, capsys):
+    assert main(["--data-dir", str(sample_warehouse), "search", "to solve", "--format", "json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert len(hits) > 3 and [h["rank"] for h in hits] == list(range(1, len(hits) + 1))
+    assert "to solve" in hits[0]["text"].lower().replace("“", "").replace("”", "")
+    assert main(["--data-dir", str(sample_warehouse), "search", "don't lose", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["text"] == "Cases don’t lose their other abilities when they become solved."
+
+
+def test_card_lookup_errors(sample_warehouse, capsys):
+    assert main(["--data-dir", str(sample_warehouse), "card", "Case of the"]) == 2
+    assert "matches several cards" in capsys.readouterr().err
+    assert main(["--data-dir", str(sample_warehouse), "card", "Llanowar Elves"]) == 2
+    assert "no card named" in capsys.readouterr().err
+    assert main(["--data-dir", str(sample_warehouse), "card", "shifting visage", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.startswith("n,published_at,source,text,seen_on,translations,ruling_id\n1,2024-02-02,wotc,")
+
+
+def _state(data):
+    tables = ["card", "printing", "ruling", "card_ruling", "ruling_sighting", "ruling_translation", "sync_run"]
+    return {t: rows(data, f"SELECT * FROM {t} ORDER BY ALL") for t in tables}
+
+
+def test_a_page_whose_layout_changed_fails_the_run_and_changes_nothing(data_dir, tmp_path, capsys):
+    assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 0
+    before = _state(data_dir)
+    broken = tmp_path / "broken-run"
+    shutil.copytree(ROOT / "data" / "raw" / "sample", broken)
+    [entry] = [json.loads(l) for l in (broken / "manifest.jsonl").read_text().splitlines()
+               if "listeblanche" in l and "shifting-visage" in l]
+    page = broken / entry["path"]
+    # the site moved the rulings' text out of the blocks: the date lines remain, the text is gone
+    page.write_text(re.sub(r"<blockquote.*?</blockquote>", "", page.read_text("utf-8"), flags=re.S), "utf-8")
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "sync", "--offline", str(broken)]) == 65
+    err = capsys.readouterr().err
+    assert "https://listeblanche.fr/carte/mkc/case-of-the-shifting-visage-mkc-19" in err
+    assert _state(data_dir) == before
+    runs = sorted(p for p in (data_dir / "raw").iterdir() if p.is_dir())
+    assert json.loads((runs[-1] / "_FAILED").read_text())["status"] == "rejected"
+    # the rejected run stays out of later loads: the next sync loads cleanly
+    assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 0
+    assert "no changes" in capsys.readouterr().out
