@@ -32,8 +32,8 @@ def scalar(path, sql):
         con.close()
 
 
-def test_offline_sync_builds_the_warehouse(data_dir, capsys):
-    assert casefile(data_dir, "sync", "--offline") == 0
+def test_offline_sync_of_the_api_builds_the_warehouse(data_dir, capsys):
+    assert casefile(data_dir, "sync", "--offline", "--sources", "api") == 0
     out = capsys.readouterr().out
     assert "15 cards" in out and "153 card-ruling links" in out
     db = data_dir / "warehouse" / "casefile.duckdb"
@@ -46,6 +46,14 @@ def test_offline_sync_builds_the_warehouse(data_dir, capsys):
     assert general == 9
     assert scalar(db, "SELECT count(DISTINCT oracle_id) FROM printing") == 15
     assert scalar(db, "SELECT mode FROM sync_run") == "offline"
+
+
+def test_with_the_pages_the_api_rulings_stay_the_same_rulings(data_dir):
+    assert casefile(data_dir, "sync", "--offline") == 0
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    assert scalar(db, "SELECT count(*) FROM ruling WHERE source = 'wotc'") == 40
+    assert scalar(db, "SELECT count(*) FROM ruling WHERE source = 'mtgwiki'") == 5
+    assert scalar(db, "SELECT count(*) FROM card_ruling") == 153
 
 
 def test_printings_keep_text_collector_numbers_and_languages(data_dir):
