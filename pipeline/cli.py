@@ -93,22 +93,27 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
       casefile sync --query 'set:mkm' --multilingual
     """
     from . import logs
-    from .sync import ALL_SOURCES, sync as run_sync
+    from .lock import SyncLock
 
+    all_sources = ("api", "wiki", "listeblanche", "scryfall-page")
     settings = ctx.settings.with_overrides(api_url=api_url, wiki_page=wiki_page)
     chosen = None
     if sources:
         chosen = [s.strip() for s in sources.split(",") if s.strip()]
-        unknown = [s for s in chosen if s not in ALL_SOURCES]
+        unknown = [s for s in chosen if s not in all_sources]
         if unknown:
-            raise click.BadParameter(f"unknown source(s) {', '.join(unknown)}; choose from {', '.join(ALL_SOURCES)}",
+            raise click.BadParameter(f"unknown source(s) {', '.join(unknown)}; choose from {', '.join(all_sources)}",
                                      param_hint="--sources")
-    progress = logs.Progress(logs.wants_progress(ctx.log_format, ctx.verbosity))
-    try:
-        result = run_sync(settings, query=query, offline=offline, sources=chosen,
-                          include_multilingual=multilingual, progress=progress)
-    finally:
-        progress.close()
+    # The lock is taken before the heavy imports, so a second sync says "busy" at once.
+    with SyncLock(settings.lock_path):
+        from .sync import sync as run_sync
+
+        progress = logs.Progress(logs.wants_progress(ctx.log_format, ctx.verbosity))
+        try:
+            result = run_sync(settings, query=query, offline=offline, sources=chosen,
+                              include_multilingual=multilingual, progress=progress, lock_held=True)
+        finally:
+            progress.close()
     rows = result.counts
     changes = ("no changes" if result.load.status == "no_changes"
                else f"+{result.load.inserted} ~{result.load.updated} -{result.load.removed} rows")
@@ -208,6 +213,59 @@ def search(ctx: Context, text: str, limit: int, fmt: str) -> None:
 
 
 @main_group.command()
+@click.option("--since", default=None, metavar="RUN_ID|DATE",
+              help="Changes of the runs after RUN_ID, or of the runs started on or after DATE (YYYY-MM-DD) "
+                   "[default: the latest run].")
+@format_option()
+@pass_ctx
+def changes(ctx: Context, since: str | None, fmt: str) -> None:
+    """What the syncs changed: cards added, removed or changed (errata), rulings added, removed or
+    re-worded, translations added.
+
+    \b
+    Examples:
+      casefile changes
+      casefile changes --since 2026-11-01 --format json
+    """
+    from .history import changes as read_changes
+    from .reader import open_reader
+
+    con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
+    try:
+        runs, columns, rows = read_changes(con, since)
+    finally:
+        con.close()
+    if not rows and fmt == "table":
+        click.echo(f"no changes in {len(runs)} run(s)" if runs else "no runs")
+        return
+    click.echo(render(columns, rows, fmt), nl=False)
+
+
+@main_group.command()
+@click.option("--online", is_flag=True, help="Also ask each source one small question (network).")
+@format_option()
+@pass_ctx
+def doctor(ctx: Context, online: bool, fmt: str) -> None:
+    """Check the installation: config, lock, the raw store against its manifests (sha256), the
+    warehouse against sql/checks/, and with --online whether the sources answer. Exits non-zero
+    when something fails (78 config, 65 data, 69 unreachable).
+
+    \b
+    Examples:
+      casefile doctor
+      casefile doctor --online --format json
+    """
+    from .doctor import diagnose, exit_code
+
+    findings = diagnose(ctx.settings, online=online)
+    rows = [(f.level, f.area, f.message) for f in findings]
+    click.echo(render(["level", "area", "finding"], rows, fmt), nl=False)
+    code = exit_code(findings)
+    if code:
+        click.get_current_context().exit(code)
+
+
+@main_group.command()
 @format_option()
 @pass_ctx
 def status(ctx: Context, fmt: str) -> None:
@@ -244,7 +302,9 @@ def status(ctx: Context, fmt: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script: runs the group and turns errors into exit codes."""
     try:
-        main_group.main(args=argv, prog_name="casefile", standalone_mode=False)
+        returned = main_group.main(args=argv, prog_name="casefile", standalone_mode=False)
+        if isinstance(returned, int) and not isinstance(returned, bool):  # ctx.exit(code) inside a command
+            return returned
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:

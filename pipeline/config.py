@@ -87,6 +87,10 @@ class Settings:
         return self.data_dir / "sync.lock"
 
     @property
+    def cooldown_path(self) -> Path:
+        return self.data_dir / "cooldown.json"
+
+    @property
     def user_agent(self) -> str:
         contact = self.contact or "contact not set: CASEFILE_CONTACT"
         return f"casefile/{__version__} (+{contact})"

@@ -58,6 +58,10 @@ class LockBusy(TryAgainLater):
     """Another sync holds the lock."""
 
 
+class Aborted(TryAgainLater):
+    """The run was stopped by a signal (SIGTERM); nothing was loaded."""
+
+
 class RateLimited(TryAgainLater):
     """Scryfall asked us to slow down (HTTP 429) and the wait is longer than we may sleep."""
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .errors import ConfigError, SourceDataError
+from .failpoints import failpoint
 from .http import Response, utc_now_iso
 
 RUN_ID_RE = re.compile(r"^\d{8}T\d{6}\.\d{6}Z$")
@@ -144,6 +145,7 @@ class RunWriter:
         os.fsync(self._manifest.fileno())
         if not quarantined:
             self.entries.append(entry)
+        failpoint("during_extract")
         return entry
 
     def finish(self, summary: dict) -> None:
@@ -200,9 +202,9 @@ def read_run(path: Path) -> RunInfo:
                    success=_read_json(path / SUCCESS), failure=_read_json(path / FAILED))
 
 
-def mark_rejected(run: RunInfo, reason: str) -> None:
-    """A run that fetched everything but whose data cannot be loaded: never loaded again."""
-    atomic_write(run.path / FAILED, _json_bytes({"failed_at": utc_now_iso(), "status": "rejected",
+def mark_rejected(run: RunInfo, reason: str, status: str = "rejected") -> None:
+    """A run that fetched everything but whose data is not to be loaded: never loaded again."""
+    atomic_write(run.path / FAILED, _json_bytes({"failed_at": utc_now_iso(), "status": status,
                                                  "reason": reason}))
 
 

@@ -8,14 +8,17 @@ replays every complete run through the same build and load steps.
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 import time
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__
+from . import __version__, cooldown
 from .build import build_state, current_runs, document_rows, run_row
 from .config import DEFAULT_QUERY, Settings
-from .errors import CasefileError, SourceDataError, UsageError
+from .errors import Aborted, CasefileError, SourceDataError, UsageError
 from .extract.replay import ReplayTransport
 from .extract.pages import PageExtractor
 from .extract.scryfall import ScryfallExtractor
@@ -39,7 +42,9 @@ class LoadResult:
     inserted: int = 0
     updated: int = 0
     removed: int = 0
+    changes: int = 0
     tables: dict = field(default_factory=dict)
+    row: dict = field(default_factory=dict)  # the run's sync_run row as stored
 
 
 @dataclass
@@ -58,11 +63,13 @@ class SyncResult:
     skipped_records: int = 0
 
     def summary(self) -> dict:
-        return {"event": "summary", "run_id": self.run_id, "mode": self.mode, "query": self.query,
-                "sources": self.sources, "outcome": self.load.status, "requests": self.requests,
-                "bytes": self.bytes, "documents": self.documents, "inserted": self.load.inserted,
-                "updated": self.load.updated, "removed": self.load.removed,
-                "duration_s": round(self.duration_s, 3), "replay_of": self.replay_of,
+        """The run summary: the figures of its sync_run row, as stored, plus row counts."""
+        row = self.load.row
+        return {"event": "summary", "run_id": self.run_id, "mode": row.get("mode", self.mode),
+                "query": row.get("query", self.query), "sources": self.sources, "outcome": row.get("status"),
+                "requests": row.get("requests"), "bytes": row.get("bytes"), "documents": row.get("documents"),
+                "inserted": row.get("inserted"), "updated": row.get("updated"), "removed": row.get("removed"),
+                "changes": self.load.changes, "duration_s": row.get("duration_s"), "replay_of": self.replay_of,
                 "skipped_records": self.skipped_records, "rows": self.counts}
 
 
@@ -77,61 +84,105 @@ def resolve_offline_source(value: str) -> RunInfo:
     return run
 
 
+@contextmanager
+def _sigterm_aborts():
+    """While a sync runs, SIGTERM raises Aborted: the run is marked aborted and the load rolls back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Aborted("stopped by SIGTERM; the run is recorded as aborted and nothing was loaded")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def sync(settings: Settings, *, query: str | None = None, offline: str | None = None,
          sources: list[str] | None = None, include_multilingual: bool | None = None,
-         progress=None) -> SyncResult:
+         progress=None, lock_held: bool = False) -> SyncResult:
+    """One sync. ``lock_held``: the caller already holds the sync lock (the CLI takes it first)."""
+    with _sigterm_aborts():
+        with nullcontext() if lock_held else SyncLock(settings.lock_path):
+            return _sync(settings, query=query, offline=offline, sources=sources,
+                         include_multilingual=include_multilingual, progress=progress)
+
+
+@dataclass
+class _Plan:
+    transport: object
+    mode: str
+    query: str
+    include_multilingual: bool
+    sources: list[str]
+    replay_of: str | None
+
+
+def _plan(settings: Settings, query, offline, sources, include_multilingual) -> _Plan:
+    """What this sync will ask, and through which transport (live HTTP, or a recorded run)."""
+    if offline is not None:
+        source_run = resolve_offline_source(offline)
+        recorded = source_run.meta
+        plan = _Plan(transport=ReplayTransport(source_run), mode="offline",
+                     query=query or recorded.get("query") or DEFAULT_QUERY,
+                     include_multilingual=bool(recorded.get("include_multilingual")) if include_multilingual is None
+                     else include_multilingual,
+                     sources=sources or [s for s in recorded.get("sources", ["api"]) if s in ALL_SOURCES],
+                     replay_of="sample" if not offline else str(source_run.path))
+    else:
+        cooldown.check(settings.cooldown_path)
+        client = HttpClient(settings, on_rate_limited=lambda url, wait: cooldown.remember(
+            settings.cooldown_path, url, wait))
+        plan = _Plan(transport=client, mode="live", query=query or DEFAULT_QUERY,
+                     include_multilingual=bool(include_multilingual),
+                     sources=sources or list(LIVE_DEFAULT_SOURCES), replay_of=None)
+    if "api" not in plan.sources:
+        raise UsageError("--sources must include api: the web pages are matched to the cards it brings")
+    return plan
+
+
+def _fetch(settings: Settings, store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
+    """Extract into a new raw run; mark it complete, or failed/aborted with the reason."""
+    meta = {"mode": plan.mode, "query": plan.query, "include_multilingual": plan.include_multilingual,
+            "sources": plan.sources, "api_url": settings.api_url, "casefile_version": __version__,
+            "replay_of": plan.replay_of}
+    writer = store.new_run(meta)
+    log.info("run %s: %s sync of %s (sources: %s)", writer.run_id, plan.mode, plan.query, ",".join(plan.sources))
+    try:
+        api = ScryfallExtractor(plan.transport, writer, settings, progress=progress).run(
+            plan.query, plan.include_multilingual)
+        if set(plan.sources) - {"api"}:
+            stands_for = {oid: api.stands_for[oid] for oid in api.with_rulings}
+            PageExtractor(plan.transport, writer, settings, robots=plan.mode == "live", progress=progress).run(
+                plan.sources, plan.query, stands_for)
+        traffic = _traffic(plan.transport)
+        writer.finish(traffic)
+    except BaseException as exc:
+        status = "aborted" if isinstance(exc, (KeyboardInterrupt, SystemExit, Aborted)) else "failed"
+        writer.fail(f"{exc.__class__.__name__}: {exc}", status=status)
+        raise
+    finally:
+        if isinstance(plan.transport, HttpClient):
+            plan.transport.close()
+    return read_run(writer.path), traffic, len(writer.entries)
+
+
+def _sync(settings: Settings, *, query, offline, sources, include_multilingual, progress) -> SyncResult:
     started = time.monotonic()
     store = RawStore(settings.raw_dir)
-    with SyncLock(settings.lock_path):
-        if offline is not None:
-            source_run = resolve_offline_source(offline)
-            transport = ReplayTransport(source_run)
-            mode = "offline"
-            recorded = source_run.meta
-            query = query or recorded.get("query") or DEFAULT_QUERY
-            if include_multilingual is None:
-                include_multilingual = bool(recorded.get("include_multilingual"))
-            sources = sources or [s for s in recorded.get("sources", ["api"]) if s in ALL_SOURCES]
-            replay_of = "sample" if not offline else str(source_run.path)
-        else:
-            transport = HttpClient(settings)
-            mode = "live"
-            query = query or DEFAULT_QUERY
-            include_multilingual = bool(include_multilingual)
-            sources = sources or list(LIVE_DEFAULT_SOURCES)
-            replay_of = None
-        if "api" not in sources:
-            raise UsageError("--sources must include api: the web pages are matched to the cards it brings")
-        meta = {"mode": mode, "query": query, "include_multilingual": include_multilingual,
-                "sources": sources, "api_url": settings.api_url, "casefile_version": __version__,
-                "replay_of": replay_of}
-        writer = store.new_run(meta)
-        log.info("run %s: %s sync of %s (sources: %s)", writer.run_id, mode, query, ",".join(sources))
-        try:
-            api = ScryfallExtractor(transport, writer, settings, progress=progress).run(query, include_multilingual)
-            if set(sources) - {"api"}:
-                stands_for = {oid: api.stands_for[oid] for oid in api.with_rulings}
-                PageExtractor(transport, writer, settings, robots=mode == "live", progress=progress).run(
-                    sources, query, stands_for)
-            traffic = _traffic(transport)
-            writer.finish(traffic)
-        except BaseException as exc:
-            status = "aborted" if isinstance(exc, (KeyboardInterrupt, SystemExit)) else "failed"
-            writer.fail(f"{exc.__class__.__name__}: {exc}", status=status)
-            raise
-        finally:
-            if isinstance(transport, HttpClient):
-                transport.close()
-        run = read_run(writer.path)
-        results = load_pending(settings, store)
-        load = next((r for r in results if r.run_id == run.run_id), None)
-        if load is None:
-            raise CasefileError(f"run {run.run_id} was not loaded")
-        counts = table_counts_from(load)
-        return SyncResult(run_id=run.run_id, mode=mode, query=query, sources=sources,
-                          requests=traffic["requests"], bytes=traffic["bytes"], documents=len(writer.entries),
-                          duration_s=time.monotonic() - started, load=load, counts=counts, replay_of=replay_of,
-                          skipped_records=load.tables.get("_skipped", 0))
+    plan = _plan(settings, query, offline, sources, include_multilingual)
+    run, traffic, documents = _fetch(settings, store, plan, progress)
+    results = load_pending(settings, store)
+    load = next((r for r in results if r.run_id == run.run_id), None)
+    if load is None:
+        raise CasefileError(f"run {run.run_id} was not loaded")
+    return SyncResult(run_id=run.run_id, mode=plan.mode, query=plan.query, sources=plan.sources,
+                      requests=traffic["requests"], bytes=traffic["bytes"], documents=documents,
+                      duration_s=time.monotonic() - started, load=load, counts=table_counts_from(load),
+                      replay_of=plan.replay_of, skipped_records=load.tables.get("_skipped", 0))
 
 
 def _traffic(transport) -> dict:
@@ -156,13 +207,19 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo) -> LoadRe
     except SourceDataError as exc:
         mark_rejected(run, str(exc))
         raise
-    counts = load_run(con, run_row(run, utc_now_iso()), state.tables, document_rows(run))
+    try:
+        counts = load_run(con, run_row(run, utc_now_iso()), state.tables, document_rows(run))
+    except (Aborted, KeyboardInterrupt) as exc:
+        mark_rejected(run, f"aborted during the load: {exc}", status="aborted")
+        raise
     summary = counts.pop("_run")
     rows = {name: int(con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]) for name in state.tables}
     counts["_rows"] = rows
     counts["_skipped"] = len(state.skipped)
+    cursor = con.execute("SELECT * FROM sync_run WHERE run_id = ?", [run.run_id])
+    stored = dict(zip([d[0] for d in cursor.description], cursor.fetchone()))
     return LoadResult(run.run_id, summary["status"], summary["inserted"], summary["updated"], summary["removed"],
-                      counts)
+                      summary["changes"], counts, stored)
 
 
 def load_pending(settings: Settings, store: RawStore) -> list[LoadResult]:

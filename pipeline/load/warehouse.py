@@ -15,7 +15,9 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from ..changes import Change, pair_rewordings
 from ..errors import LockBusy, SourceDataError
+from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
 
 log = logging.getLogger(__name__)
@@ -62,19 +64,47 @@ def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> N
             con.unregister("incoming")
 
 
+def _changes(con: duckdb.DuckDBPyConnection) -> list[Change]:
+    """What the staged state changes, re-worded rulings paired (see pipeline/changes.py)."""
+    found = [Change(*row[:-1], tuple(row[-1]) if row[-1] is not None else None)
+             for row in con.execute(read_sql("load/changes.sql")).fetchall()]
+    ids = [c.ruling_id for c in found if c.kind in ("ruling_added", "ruling_removed")]
+    meta = {}
+    if ids:
+        rows = con.execute("SELECT ruling_id, source, published_at FROM stage_ruling WHERE list_contains($ids, ruling_id) "
+                           "UNION ALL SELECT ruling_id, source, published_at FROM ruling WHERE list_contains($ids, ruling_id)",
+                           {"ids": ids}).fetchall()
+        meta = {rid: (source, published) for rid, source, published in rows}
+    return pair_rewordings(found, meta)
+
+
 def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, pd.DataFrame],
              documents: pd.DataFrame) -> dict[str, dict[str, int]]:
-    """Merge one run's state into the warehouse in a single transaction; return per-table counts."""
+    """Merge one run's state into the warehouse in a single transaction; return per-table counts.
+
+    Order inside the transaction: stage every table, compute the change events against the live
+    tables, keep the rulings that go away, merge, record documents, events and the run, check.
+    """
     counts: dict[str, dict[str, int]] = {}
     con.execute("BEGIN TRANSACTION")
     try:
         for table in STATE_TABLES:
             _stage(con, table, tables[table])
+        changes = _changes(con)
+        previous = con.execute("SELECT max(run_id) FROM sync_run").fetchone()[0]
+        con.execute(read_sql("load/retire_rulings.sql"), {"run_id": run_row["run_id"], "previous_run": previous})
+        con.execute(read_sql("load/unretire_rulings.sql"))
+        for table in STATE_TABLES:
             actions = con.execute(read_sql(f"load/merge_{table}.sql")).fetchall()
             tally = {"INSERT": 0, "UPDATE": 0, "DELETE": 0}
             for (action,) in actions:
                 tally[action] = tally.get(action, 0) + 1
             counts[table] = {"inserted": tally["INSERT"], "updated": tally["UPDATE"], "removed": tally["DELETE"]}
+        events = pd.DataFrame([{"run_id": run_row["run_id"], "seq": i, **c.__dict__,
+                                "cards": list(c.cards) if c.cards is not None else None}
+                               for i, c in enumerate(changes, 1)])
+        _stage(con, "change_event", events)
+        con.execute(read_sql("load/insert_change_events.sql"))
         _stage(con, "raw_document", documents)
         con.execute(read_sql("load/insert_raw_document.sql"))
         totals = {k: sum(c[k] for c in counts.values()) for k in ("inserted", "updated", "removed")}
@@ -86,11 +116,13 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, pd
         if failures:
             raise SourceDataError("the run's data fails the warehouse checks, nothing was loaded: "
                                   + "; ".join(f"{name} ({n} rows)" for name, n in failures))
+        failpoint("before_commit")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    counts["_run"] = {"status": row["status"], **totals}
+    failpoint("after_commit")
+    counts["_run"] = {"status": row["status"], "changes": len(changes), **totals}
     return counts
 
 

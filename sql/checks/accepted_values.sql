@@ -5,4 +5,8 @@ UNION ALL SELECT 'raw_document.origin', origin FROM raw_document
     WHERE origin NOT IN ('scryfall-api', 'mtgwiki', 'listeblanche', 'scryfall-page')
 UNION ALL SELECT 'ruling_sighting.origin', origin FROM ruling_sighting
     WHERE origin NOT IN ('scryfall-api', 'mtgwiki', 'listeblanche', 'scryfall-page')
-UNION ALL SELECT 'card_ruling.position', CAST(position AS VARCHAR) FROM card_ruling WHERE position < 0;
+UNION ALL SELECT 'card_ruling.position', CAST(position AS VARCHAR) FROM card_ruling WHERE position < 0
+UNION ALL SELECT 'change_event.kind', kind FROM change_event
+    WHERE kind NOT IN ('card_added', 'card_removed', 'card_changed', 'ruling_added', 'ruling_removed',
+                       'ruling_reworded', 'translation_added')
+UNION ALL SELECT 'retired_ruling.still_present', ruling_id FROM retired_ruling WHERE ruling_id IN (SELECT ruling_id FROM ruling);

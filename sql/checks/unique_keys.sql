@@ -7,4 +7,6 @@ UNION ALL SELECT 'card_ruling', oracle_id || '/' || ruling_id FROM card_ruling G
 UNION ALL SELECT 'ruling_sighting', sighting_id FROM ruling_sighting GROUP BY ALL HAVING count(*) > 1
 UNION ALL SELECT 'ruling_translation', ruling_id || '/' || lang || '/' || origin FROM ruling_translation GROUP BY ALL HAVING count(*) > 1
 UNION ALL SELECT 'sync_run', run_id FROM sync_run GROUP BY ALL HAVING count(*) > 1
-UNION ALL SELECT 'raw_document', doc_id FROM raw_document GROUP BY ALL HAVING count(*) > 1;
+UNION ALL SELECT 'raw_document', doc_id FROM raw_document GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'change_event', run_id || '/' || seq FROM change_event GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'retired_ruling', ruling_id FROM retired_ruling GROUP BY ALL HAVING count(*) > 1;

@@ -1,0 +1,46 @@
+"""Remembering Scryfall's 429 across runs: a run started inside the cool-down does not call the API.
+
+The cool-down lives in ``data/cooldown.json`` (until when, and why). Written when Scryfall answers
+429; read before a live sync asks anything.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import RateLimited
+from .rawstore import atomic_write
+
+
+def remember(path: Path, url: str, wait_s: float, now: float | None = None) -> None:
+    now = time.time() if now is None else now
+    until = now + wait_s
+    current = read(path)
+    if current and current["until_epoch"] >= until:
+        return
+    body = {"until_epoch": until, "until": datetime.fromtimestamp(until, timezone.utc).isoformat(timespec="seconds"),
+            "url": url, "wait_s": wait_s}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, (json.dumps(body, indent=1) + "\n").encode())
+
+
+def read(path: Path) -> dict | None:
+    try:
+        body = json.loads(Path(path).read_text("utf-8"))
+        float(body["until_epoch"])
+        return body
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def check(path: Path, now: float | None = None) -> None:
+    """Raise RateLimited (exit 75) while a remembered cool-down lasts."""
+    body = read(path)
+    now = time.time() if now is None else now
+    if body and body["until_epoch"] > now:
+        left = body["until_epoch"] - now
+        raise RateLimited(f"Scryfall rate-limited casefile (429 on {body.get('url')}); it asked for a pause until "
+                          f"{body['until']} ({left:.0f} s from now). No request was made; try again after that.")

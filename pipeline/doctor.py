@@ -1,0 +1,143 @@
+"""``casefile doctor``: is this installation healthy? Config, lock, raw store, warehouse, sources.
+
+Reads only (the raw store's files, a read-only warehouse connection); ``--online`` asks each
+source one small question through extract/probe.py. Each finding is ok, warn or fail; the exit
+code is that of the worst failure (78 config, 65 data, 69 unreachable).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+
+from . import cooldown
+from .config import Settings
+from .errors import EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_UNAVAILABLE, CasefileError
+from .lock import holder_pid
+from .rawstore import RawStore, read_manifest
+from .reader import open_reader, query
+from .resources import sql_files
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # ok | warn | fail
+    area: str
+    message: str
+    exit_code: int = EXIT_OK
+
+
+def _config(settings: Settings) -> list[Finding]:
+    found = []
+    data = settings.data_dir
+    if data.exists() and not os.access(data, os.W_OK):
+        found.append(Finding("fail", "config", f"the data folder {data} is not writable", EXIT_CONFIG))
+    else:
+        found.append(Finding("ok", "config", f"data folder {data}"))
+    if not settings.contact:
+        found.append(Finding("warn", "config", "CASEFILE_CONTACT is not set: Scryfall asks clients to say who they are"))
+    return found
+
+
+def _lock_and_cooldown(settings: Settings) -> list[Finding]:
+    found = []
+    pid = holder_pid(settings.lock_path)
+    found.append(Finding("ok", "lock", "no sync is running" if pid is None else f"a sync is running (pid {pid})"))
+    body = cooldown.read(settings.cooldown_path)
+    if body:
+        try:
+            cooldown.check(settings.cooldown_path)
+            found.append(Finding("ok", "cool-down", f"the last 429 cool-down ended at {body['until']}"))
+        except CasefileError:
+            found.append(Finding("warn", "cool-down", f"Scryfall asked for a pause until {body['until']}"))
+    return found
+
+
+def _raw_store(settings: Settings, running: bool) -> list[Finding]:
+    found, store = [], RawStore(settings.raw_dir)
+    runs = store.runs()
+    checked = bad = 0
+    for run in runs:
+        if run.status == "incomplete" and not running:
+            found.append(Finding("warn", "raw", f"run {run.run_id} never finished (killed?); it is never loaded"))
+        if run.success is None:
+            continue
+        try:
+            entries = read_manifest(run, include_quarantined=True)
+        except CasefileError as exc:
+            found.append(Finding("fail", "raw", str(exc), EXIT_DATAERR))
+            bad += 1
+            continue
+        for entry in entries:
+            checked += 1
+            path = run.path / entry.path
+            try:
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError:
+                found.append(Finding("fail", "raw", f"{run.run_id}/{entry.path} is missing", EXIT_DATAERR))
+                bad += 1
+                continue
+            if digest != entry.sha256:
+                found.append(Finding("fail", "raw", f"{run.run_id}/{entry.path} does not match its manifest "
+                                                    f"sha256 (changed after it was fetched)", EXIT_DATAERR))
+                bad += 1
+        leftovers = [p for p in run.path.rglob(".*.tmp-*")]
+        if leftovers:
+            found.append(Finding("warn", "raw", f"run {run.run_id} has {len(leftovers)} unfinished temporary file(s)"))
+    if not bad:
+        found.append(Finding("ok", "raw", f"{len(runs)} run(s), {checked} document(s) match their manifests"))
+    return found
+
+
+def _warehouse(settings: Settings) -> list[Finding]:
+    path = settings.warehouse_path
+    if not path.exists():
+        return [Finding("warn", "warehouse", f"no warehouse at {path} yet (run casefile sync)")]
+    found = []
+    try:
+        con = open_reader(path, settings.reader_wait_s)
+    except CasefileError as exc:
+        return [Finding("fail", "warehouse", str(exc), exc.exit_code)]
+    try:
+        failing = 0
+        for check in sql_files("checks"):
+            try:
+                _, rows = query(con, check.read_text("utf-8"))
+            except CasefileError as exc:
+                found.append(Finding("fail", "warehouse", f"check {check.stem} cannot run: {exc}", EXIT_DATAERR))
+                failing += 1
+                continue
+            if rows:
+                found.append(Finding("fail", "warehouse", f"check {check.stem} finds {len(rows)} bad row(s), "
+                                                          f"first: {rows[0]}", EXIT_DATAERR))
+                failing += 1
+        loaded = {r[0] for r in query(con, "SELECT run_id FROM sync_run")[1]}
+    finally:
+        con.close()
+    pending = [r.run_id for r in RawStore(settings.raw_dir).complete_runs() if r.run_id not in loaded]
+    if pending:
+        found.append(Finding("warn", "warehouse", f"{len(pending)} complete run(s) not loaded yet "
+                                                  f"(the next sync loads them): {', '.join(pending[:3])}"))
+    if not failing:
+        found.append(Finding("ok", "warehouse", f"{len(sql_files('checks'))} checks pass"))
+    return found
+
+
+def diagnose(settings: Settings, online: bool = False) -> list[Finding]:
+    findings = _config(settings) + _lock_and_cooldown(settings)
+    running = holder_pid(settings.lock_path) is not None
+    findings += _raw_store(settings, running) + _warehouse(settings)
+    if online:
+        from .extract.probe import probe
+
+        for what, ok, detail in probe(settings):
+            findings.append(Finding("ok" if ok else "fail", "online", f"{what}: {detail}",
+                                    EXIT_OK if ok else EXIT_UNAVAILABLE))
+    return findings
+
+
+def exit_code(findings: list[Finding]) -> int:
+    order = [EXIT_CONFIG, EXIT_DATAERR, EXIT_UNAVAILABLE]
+    codes = {f.exit_code for f in findings if f.level == "fail"}
+    return next((c for c in order if c in codes), EXIT_OK)

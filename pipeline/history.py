@@ -1,0 +1,40 @@
+"""Reading the change history: which runs changed what (``casefile changes``).
+
+Read-only: a reader connection and the SQL of sql/read/.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from .errors import UsageError
+from .reader import query
+from .rawstore import RUN_ID_RE
+from .resources import read_sql
+
+
+def runs_for(con, since: str | None) -> list[str]:
+    """The runs to report: after a run id, since a date (YYYY-MM-DD), or the latest run."""
+    if since is None:
+        _, rows = query(con, "SELECT max(run_id) FROM sync_run")
+        return [rows[0][0]] if rows and rows[0][0] else []
+    params = {"since_run": None, "since_date": None}
+    if RUN_ID_RE.match(since):
+        params["since_run"] = since
+    elif re.fullmatch(r"\d{4}-\d{2}-\d{2}", since):
+        try:
+            date.fromisoformat(since)
+        except ValueError:
+            raise UsageError(f"--since: {since!r} is not a valid date") from None
+        params["since_date"] = since
+    else:
+        raise UsageError(f"--since takes a run id (like 20261130T162008.568924Z) or a date (YYYY-MM-DD), not {since!r}")
+    _, rows = query(con, read_sql("read/runs_since.sql"), params)
+    return [r[0] for r in rows]
+
+
+def changes(con, since: str | None) -> tuple[list[str], list[str], list[tuple]]:
+    runs = runs_for(con, since)
+    columns, rows = query(con, read_sql("read/changes.sql"), {"runs": runs})
+    return runs, columns, rows

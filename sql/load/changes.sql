@@ -1,0 +1,35 @@
+-- What the staged state changes compared with the warehouse, before the merge.
+-- Columns: kind, oracle_id, ruling_id, previous_ruling_id, field, before, after, name, cards.
+SELECT 'card_added' AS kind, s.oracle_id, NULL AS ruling_id, NULL AS previous_ruling_id, NULL AS field,
+       NULL AS before, s.oracle_text AS after, s.name AS name, NULL::VARCHAR[] AS cards
+FROM stage_card s ANTI JOIN card c USING (oracle_id)
+UNION ALL
+SELECT 'card_removed', c.oracle_id, NULL, NULL, NULL, c.oracle_text, NULL, c.name, NULL
+FROM card c ANTI JOIN stage_card s USING (oracle_id)
+UNION ALL
+SELECT 'card_changed', c.oracle_id, NULL, NULL, f.field, f.before, f.after, s.name, NULL
+FROM card c
+JOIN stage_card s USING (oracle_id),
+unnest([ {'field': 'name', 'before': c.name, 'after': s.name},
+         {'field': 'mana_cost', 'before': c.mana_cost, 'after': s.mana_cost},
+         {'field': 'cmc', 'before': CAST(c.cmc AS VARCHAR), 'after': CAST(s.cmc AS VARCHAR)},
+         {'field': 'colors', 'before': CAST(c.colors AS VARCHAR), 'after': CAST(s.colors AS VARCHAR)},
+         {'field': 'color_identity', 'before': CAST(c.color_identity AS VARCHAR), 'after': CAST(s.color_identity AS VARCHAR)},
+         {'field': 'type_line', 'before': c.type_line, 'after': s.type_line},
+         {'field': 'oracle_text', 'before': c.oracle_text, 'after': s.oracle_text},
+         {'field': 'layout', 'before': c.layout, 'after': s.layout} ]) AS t(f)
+WHERE f.before IS DISTINCT FROM f.after
+UNION ALL
+SELECT 'ruling_added', NULL, s.ruling_id, NULL, NULL, NULL, s.text, NULL,
+       coalesce((SELECT list(DISTINCT cr.oracle_id ORDER BY cr.oracle_id) FROM stage_card_ruling cr
+                  WHERE cr.ruling_id = s.ruling_id), [])
+FROM stage_ruling s ANTI JOIN ruling r USING (ruling_id)
+UNION ALL
+SELECT 'ruling_removed', NULL, r.ruling_id, NULL, NULL, r.text, NULL, NULL,
+       coalesce((SELECT list(DISTINCT cr.oracle_id ORDER BY cr.oracle_id) FROM card_ruling cr
+                  WHERE cr.ruling_id = r.ruling_id), [])
+FROM ruling r ANTI JOIN stage_ruling s USING (ruling_id)
+UNION ALL
+SELECT 'translation_added', NULL, s.ruling_id, NULL, s.lang, NULL, s.text, s.origin, NULL
+FROM stage_ruling_translation s ANTI JOIN ruling_translation t USING (ruling_id, lang, origin)
+ORDER BY kind, oracle_id NULLS LAST, ruling_id NULLS LAST, field NULLS LAST;

@@ -1,0 +1,30 @@
+-- Change history: what each run changed, and the rulings that are gone.
+
+ALTER TABLE sync_run ADD COLUMN IF NOT EXISTS duration_s DOUBLE;   -- wall time of the run, fetch and load
+
+CREATE TABLE IF NOT EXISTS change_event (
+    run_id        VARCHAR NOT NULL,   -- the run that brought the change
+    seq           INTEGER NOT NULL,   -- order within the run
+    kind          VARCHAR NOT NULL,   -- card_added | card_removed | card_changed | ruling_added |
+                                      -- ruling_removed | ruling_reworded | translation_added
+    oracle_id     VARCHAR,            -- the card (card_*), or NULL
+    ruling_id     VARCHAR,            -- the ruling (ruling_*, translation_added); after a reword, the new id
+    previous_ruling_id VARCHAR,       -- ruling_reworded: the id of the old wording
+    field         VARCHAR,            -- card_changed: the column; translation_added: the language
+    before        VARCHAR,            -- the old value (text), NULL for additions
+    after         VARCHAR,            -- the new value (text), NULL for removals
+    name          VARCHAR,            -- card_*: the card's name; translation_added: the origin
+    cards         VARCHAR[]           -- ruling_*: the oracle ids of the cards the ruling applies to
+);
+
+CREATE TABLE IF NOT EXISTS retired_ruling (
+    ruling_id     VARCHAR NOT NULL,
+    source        VARCHAR NOT NULL,
+    published_at  DATE,
+    text          VARCHAR NOT NULL,
+    match_key     VARCHAR NOT NULL,
+    oracle_ids    VARCHAR[],          -- the cards it applied to when it was last seen
+    first_seen_run VARCHAR,
+    last_seen_run VARCHAR,            -- the last run that still had it
+    removed_in_run VARCHAR NOT NULL   -- the run that no longer had it
+);

@@ -1,0 +1,80 @@
+"""Build recorded runs for tests: copies of the bundled sample, edited where a test needs a change.
+
+Every edit made here is constructed (the test says what it changes); the texts used come from
+the reference data, never made up, except where a test's docstring says otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+from pipeline.rawstore import doc_id_for
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "raw" / "sample"
+
+
+class EditableRun:
+    """A copy of a recorded run whose JSON documents can be edited, with the manifest kept true."""
+
+    def __init__(self, dest: Path, source: Path = SAMPLE, sources: list[str] | None = None):
+        shutil.copytree(source, dest)
+        self.path = dest
+        self.manifest = [json.loads(l) for l in (dest / "manifest.jsonl").read_text("utf-8").splitlines()]
+        if sources is not None:
+            meta = json.loads((dest / "run.json").read_text("utf-8"))
+            meta["sources"] = sources
+            (dest / "run.json").write_text(json.dumps(meta, indent=1), "utf-8")
+
+    def entries(self, kind: str | None = None, key: str | None = None) -> list[dict]:
+        return [e for e in self.manifest if (kind is None or e["kind"] == kind) and (key is None or e["key"] == key)]
+
+    def read(self, entry: dict):
+        return json.loads((self.path / entry["path"]).read_bytes())
+
+    def write(self, entry: dict, obj) -> None:
+        body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        (self.path / entry["path"]).write_bytes(body)
+        entry.update(doc_id=doc_id_for(entry["url"], body), sha256=hashlib.sha256(body).hexdigest(), bytes=len(body))
+        entry["headers"]["content-length"] = str(len(body))
+        self._save()
+
+    def _save(self) -> None:
+        (self.path / "manifest.jsonl").write_text(
+            "".join(json.dumps(e, ensure_ascii=False, sort_keys=True) + "\n" for e in self.manifest), "utf-8")
+
+    # -- edits ---------------------------------------------------------------------------
+    def drop_card(self, name: str) -> None:
+        """Remove a card's printings from the search page and its rulings document."""
+        [search] = self.entries("search")
+        page = self.read(search)
+        oracle_ids = {c["oracle_id"] for c in page["data"] if c["name"] == name}
+        page["data"] = [c for c in page["data"] if c["name"] != name]
+        page["total_cards"] = len(page["data"])
+        self.write(search, page)
+        for oracle_id in oracle_ids:
+            for entry in self.entries(key=oracle_id):
+                (self.path / entry["path"]).unlink()
+                self.manifest.remove(entry)
+        self._save()
+
+    def set_oracle_text(self, name: str, text: str) -> None:
+        [search] = self.entries("search")
+        page = self.read(search)
+        for card in page["data"]:
+            if card["name"] == name:
+                card["oracle_text"] = text
+        self.write(search, page)
+
+    def oracle_id(self, name: str) -> str:
+        [search] = self.entries("search")
+        return next(c["oracle_id"] for c in self.read(search)["data"] if c["name"] == name)
+
+    def edit_rulings(self, name: str, edit) -> None:
+        """``edit(list_of_ruling_objects)`` changes the card's rulings list in place."""
+        [entry] = self.entries("rulings", self.oracle_id(name))
+        body = self.read(entry)
+        edit(body["data"])
+        self.write(entry, body)

@@ -1,0 +1,243 @@
+"""Unattended operation: one sync at a time, change history, no-change runs, cool-down, doctor."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import duckdb
+import pytest
+
+from pipeline.cli import main
+
+from conftest import FIXTURES, subprocess_env
+from support.fake_scryfall import FakeScryfall
+from support.runs import EditableRun
+from support.sample_data import sample_api_data
+
+TABLES = ["card_set", "card", "printing", "ruling", "card_ruling", "ruling_sighting", "ruling_translation",
+          "raw_document", "change_event", "retired_ruling"]
+REFERENCE = {c["name"]: c for c in json.loads((FIXTURES / "reference" / "case_cards.json").read_text("utf-8"))}
+
+
+def db_of(data):
+    return data / "warehouse" / "casefile.duckdb"
+
+
+def state(data, tables=TABLES):
+    con = duckdb.connect(str(db_of(data)), read_only=True)
+    try:
+        return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in tables}
+    finally:
+        con.close()
+
+
+def sql(data, statement, params=None):
+    con = duckdb.connect(str(db_of(data)), read_only=True)
+    try:
+        return con.execute(statement, params).fetchall() if params else con.execute(statement).fetchall()
+    finally:
+        con.close()
+
+
+def start(data_dir, *args, **env):
+    return subprocess.Popen([sys.executable, "-m", "pipeline", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=subprocess_env(data_dir, **env))
+
+
+def test_two_syncs_started_together_one_works_the_other_exits_75_at_once(data_dir, tmp_path):
+    slow = {"CASEFILE_FAILPOINT": "during_extract:sleep=0.05"}
+    first = start(data_dir, "sync", "--offline", **slow)
+    time.sleep(0.05)
+    t0 = time.monotonic()
+    second = start(data_dir, "sync", "--offline", **slow)
+    second_out, second_err = second.communicate(timeout=60)
+    second_s = time.monotonic() - t0
+    first_out, first_err = first.communicate(timeout=120)
+    codes = sorted([first.returncode, second.returncode])
+    if first.returncode == 75:  # the second one won the race: fine, same rules
+        second_s = None
+    assert codes == [0, 75], (first_err, second_err)
+    loser_err = second_err if second.returncode == 75 else first_err
+    assert "another casefile sync is running (pid" in loser_err
+    if second_s is not None:
+        assert second_s < 1.0, f"the second sync took {second_s:.2f} s to give up"
+    single = tmp_path / "single"
+    assert main(["--data-dir", str(single), "-q", "sync", "--offline"]) == 0
+    ours, theirs = state(data_dir), state(single)
+    for table in ("card_set", "card", "printing", "ruling", "card_ruling", "ruling_sighting", "ruling_translation"):
+        assert ours[table] == theirs[table], table
+    assert sql(data_dir, "SELECT doc_id FROM raw_document ORDER BY 1") == sql(single, "SELECT doc_id FROM raw_document ORDER BY 1")
+    assert sql(data_dir, "SELECT count(*) FROM sync_run") == [(1,)]
+
+
+def test_a_second_identical_sync_changes_nothing_but_sync_run(data_dir, capsys):
+    assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 0
+    before = state(data_dir)
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("no changes")
+    assert state(data_dir) == before
+    assert sql(data_dir, "SELECT status FROM sync_run ORDER BY run_id") == [("ok",), ("no_changes",)]
+    assert main(["--data-dir", str(data_dir), "changes"]) == 0
+    assert capsys.readouterr().out == "no changes in 1 run(s)\n"
+
+
+REWORDED = "Case of the Shifting Visage"
+REMOVED_FROM = "Case of the Burning Masks"
+ADDED_TO = "Case of the Gorgon's Kiss"
+ERRATA = "Case of the Uneaten Feast"
+NEW_CARD = "Case of the Market Melee"
+
+
+@pytest.fixture
+def two_runs(tmp_path):
+    """Run 1: the sample (API only) without Case of the Market Melee. Run 2: the full sample with
+    four constructed edits: one card-specific ruling re-worded (a few words changed), one removed,
+    one added (the text of one of the MTG wiki's own rulings, filed as a WotC ruling), and one
+    card's Oracle text set to its printed wording from the reference (the pre-update text)."""
+    base = EditableRun(tmp_path / "run1", sources=["api"])
+    base.drop_card(NEW_CARD)
+    changed = EditableRun(tmp_path / "run2", sources=["api"])
+    edits = {}
+
+    def reword(rulings):
+        target = next(r for r in rulings if r["comment"].startswith("The copy is created on the stack"))
+        edits["old"] = target["comment"]
+        target["comment"] = target["comment"].replace("Creating the copy won’t cause", "Creating the copy doesn’t cause")
+        edits["new"] = target["comment"]
+
+    def remove(rulings):
+        own = [r for r in rulings if sum(r["comment"] in [x["text"] for x in c["rulings"]] for c in REFERENCE.values()) == 1]
+        edits["removed"] = own[0]["comment"]
+        rulings.remove(own[0])
+
+    def add(rulings):
+        edits["added"] = "A Case remains solved even if another player gains control of it."
+        rulings.append({"object": "ruling", "oracle_id": rulings[0]["oracle_id"], "source": "wotc",
+                        "published_at": "2024-02-02", "comment": edits["added"]})
+
+    changed.edit_rulings(REWORDED, reword)
+    changed.edit_rulings(REMOVED_FROM, remove)
+    changed.edit_rulings(ADDED_TO, add)
+    changed.set_oracle_text(ERRATA, REFERENCE[ERRATA]["printed_text_en"])
+    assert REFERENCE[ERRATA]["printed_text_en"] != REFERENCE[ERRATA]["oracle_text"]
+    return base.path, changed.path, edits
+
+
+def test_changes_lists_exactly_the_five_changes(data_dir, two_runs, capsys):
+    run1, run2, edits = two_runs
+    assert main(["--data-dir", str(data_dir), "sync", "--offline", str(run1)]) == 0
+    assert main(["--data-dir", str(data_dir), "sync", "--offline", str(run2)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "changes", "--format", "json"]) == 0
+    events = json.loads(capsys.readouterr().out)
+    assert sorted((e["kind"], e["card"]) for e in events) == sorted([
+        ("card_added", NEW_CARD),
+        ("card_changed", ERRATA),
+        ("ruling_added", ADDED_TO),
+        ("ruling_removed", REMOVED_FROM),
+        ("ruling_reworded", REWORDED),
+    ])
+    by_kind = {e["kind"]: e for e in events}
+    assert by_kind["card_changed"]["field"] == "oracle_text"
+    assert by_kind["card_changed"]["before"] == REFERENCE[ERRATA]["oracle_text"]
+    assert by_kind["ruling_reworded"]["before"] == edits["old"] and by_kind["ruling_reworded"]["after"] == edits["new"]
+    assert by_kind["ruling_removed"]["before"] == edits["removed"]
+    assert by_kind["ruling_added"]["after"] == edits["added"]
+
+    # the removed ruling stays queryable as history, with the runs that saw it
+    runs = [r[0] for r in sql(data_dir, "SELECT run_id FROM sync_run ORDER BY run_id")]
+    retired = sql(data_dir, """SELECT r.text, r.first_seen_run, r.last_seen_run, r.removed_in_run, c.name
+                               FROM retired_ruling r, unnest(r.oracle_ids) AS u(oid) JOIN card c ON c.oracle_id = u.oid
+                               WHERE r.text = ?""", [edits["removed"]])
+    assert retired == [(edits["removed"], runs[0], runs[0], runs[1], REMOVED_FROM)]
+    assert sql(data_dir, "SELECT count(*) FROM ruling WHERE text = ?", [edits["removed"]]) == [(0,)]
+
+    assert main(["--data-dir", str(data_dir), "changes", "--since", runs[0]]) == 0
+    assert "ruling_reworded" in capsys.readouterr().out
+    assert main(["--data-dir", str(data_dir), "changes", "--since", "yesterday"]) == 2
+
+
+def test_json_logs_parse_and_the_summary_equals_the_warehouse(data_dir):
+    # stdout and stderr into one stream, as a cron line with 2>&1 has them
+    result = subprocess.run([sys.executable, "-m", "pipeline", "--log-format", "json", "-vv", "sync", "--offline"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=subprocess_env(data_dir),
+                            timeout=120)
+    assert result.returncode == 0, result.stdout
+    lines = [l for l in result.stdout.splitlines() if l.strip()]
+    parsed = [json.loads(l) for l in lines]
+    assert parsed[-1]["event"] == "summary" and len(parsed) > 1
+    summary = parsed[-1]
+    [row] = sql(data_dir, "SELECT run_id, mode, requests, bytes, inserted, updated, removed, duration_s, status "
+                          "FROM sync_run")
+    assert (summary["run_id"], summary["mode"], summary["requests"], summary["bytes"], summary["inserted"],
+            summary["updated"], summary["removed"], summary["duration_s"], summary["outcome"]) == row
+    counts = {t: sql(data_dir, f"SELECT count(*) FROM {t}")[0][0] for t in summary["rows"]}
+    assert summary["rows"] == counts
+
+
+def test_a_run_inside_a_remembered_429_cool_down_makes_no_request(cli, data_dir):
+    cards, rulings, sets = sample_api_data()
+    with FakeScryfall(cards, rulings, sets) as server:
+        server.add_fault("/cards/search", "429", retry_after=600)
+        first = cli("sync", "--api-url", server.url, "--sources", "api", CASEFILE_RETRY_AFTER_MIN="1", CASEFILE_RETRY_AFTER_MAX="5")
+        assert first.returncode == 75 and "429" in first.stderr
+        assert len(server.requests) == 1
+        assert json.loads((data_dir / "cooldown.json").read_text())["wait_s"] == 600
+        server.clear_log()
+        server.clear_faults()
+        second = cli("sync", "--api-url", server.url, "--sources", "api")
+        assert second.returncode == 75
+        assert "No request was made" in second.stderr
+        assert server.requests == []
+    assert not db_of(data_dir).exists()
+
+
+def test_doctor_reports_a_tampered_raw_file_and_a_broken_check(data_dir, capsys):
+    assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "doctor"]) == 0
+    assert "fail" not in capsys.readouterr().out
+    [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
+    victim = sorted((run / "docs" / "scryfall-api").iterdir())[1]
+    victim.write_bytes(victim.read_bytes().replace(b"solved", b"SOLVED", 1))
+    assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 65
+    findings = json.loads(capsys.readouterr().out)
+    assert any(f["level"] == "fail" and victim.name in f["finding"] and "sha256" in f["finding"] for f in findings)
+    victim.write_bytes(victim.read_bytes().replace(b"SOLVED", b"solved", 1))
+    con = duckdb.connect(str(db_of(data_dir)))
+    con.execute("INSERT INTO card SELECT * FROM card LIMIT 1")  # a duplicate key
+    con.close()
+    assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 65
+    findings = json.loads(capsys.readouterr().out)
+    failing = [f["finding"] for f in findings if f["level"] == "fail"]
+    assert len(failing) == 1 and "unique_keys" in failing[0]
+
+
+@pytest.mark.parametrize("point", ["during_extract", "before_commit"])
+def test_sigterm_aborts_the_run_and_changes_nothing(data_dir, point):
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    before = state(data_dir)
+    proc = start(data_dir, "sync", "--offline", CASEFILE_FAILPOINT=f"{point}:sleep=30")
+    deadline = time.monotonic() + 30
+    runs_dir = data_dir / "raw"
+    while time.monotonic() < deadline:  # wait until the run reached the failpoint
+        runs = sorted(p for p in runs_dir.iterdir() if p.is_dir())
+        if len(runs) == 2 and ((point == "during_extract" and (runs[-1] / "manifest.jsonl").exists()
+                                and (runs[-1] / "manifest.jsonl").stat().st_size > 0)
+                               or (point == "before_commit" and (runs[-1] / "_SUCCESS").exists())):
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 75, err
+    assert "SIGTERM" in err and "Traceback" not in err
+    assert state(data_dir) == before
+    newest = sorted(p for p in runs_dir.iterdir() if p.is_dir())[-1]
+    assert json.loads((newest / "_FAILED").read_text())["status"] == "aborted"
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    assert sql(data_dir, "SELECT count(*) FROM sync_run") == [(2,)]
