@@ -15,6 +15,7 @@ $(STAMP): pyproject.toml
 
 sample: $(STAMP)
 	$(BIN)/casefile sync --offline
+	$(BIN)/casefile rules ingest tests/fixtures/rules/cr_case_excerpt.txt
 	$(BIN)/casefile status
 
 test: $(STAMP)

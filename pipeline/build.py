@@ -20,15 +20,18 @@ from .normalize import scryfall as api
 from .normalize.pages.listeblanche import parse_listeblanche_page
 from .normalize.pages.scryfall_page import parse_scryfall_page
 from .normalize.pages.wiki import parse_wiki_page
+from .normalize.rules import RulesDocument, parse_cr
+from .rules_link import link_card, link_text, link_wiki_quotes, subtypes
 from .rawstore import DocEntry, RawStore, RunInfo, read_manifest
 from .reconcile import reconcile
 from .records import Card, CardSet, Printing, RulingSighting
 
 log = logging.getLogger(__name__)
 
+RULES_ORIGIN = "comprehensive-rules"
 # What ``--sources`` names, and the origin each one writes to the raw store.
 SOURCE_ORIGINS = {"api": "scryfall-api", "wiki": "mtgwiki", "listeblanche": "listeblanche",
-                  "scryfall-page": "scryfall-page"}
+                  "scryfall-page": "scryfall-page", "rules": RULES_ORIGIN}
 # A run whose documents of one origin hold more than this share of unreadable records fails with
 # exit 65 instead of loading half a picture. 5 %: one broken card in a page of 20 is tolerated.
 MAX_SKIPPED_SHARE = 0.05
@@ -66,6 +69,8 @@ class _Collected:
     sightings: list[RulingSighting] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     unknown_fields: Counter = field(default_factory=Counter)
+    wiki_quotes: list[tuple[str, list[str]]] = field(default_factory=list)  # (page title, rule numbers)
+    editions: dict[str, tuple[str, RulesDocument]] = field(default_factory=dict)  # date -> (doc_id, rules)
 
 
 def _collect_api(store: RawStore, run: RunInfo, got: _Collected) -> None:
@@ -109,11 +114,14 @@ def _page_name(run: RunInfo, entry: DocEntry) -> str:
     return f"{entry.url} ({run.run_id}/{entry.path})"
 
 
-def _page_sightings(origin: str, body: bytes, entry: DocEntry, name: str) -> list[RulingSighting]:
+def _page_sightings(origin: str, body: bytes, entry: DocEntry, name: str, got: "_Collected") -> list[RulingSighting]:
     """The sightings of one rulings page; a page that shows rulings it does not let us read fails."""
     try:
         if origin == "mtgwiki":
-            return list(parse_wiki_page(body, entry.doc_id).rulings)
+            page = parse_wiki_page(body, entry.doc_id)
+            numbers = [number for number, _ in page.rules_quoted if not number.startswith("glossary:")]
+            got.wiki_quotes.append((page.title, numbers))
+            return list(page.rulings)
         if origin == "listeblanche":
             page = parse_listeblanche_page(body, entry.doc_id, entry.key)
             english = [s for s in page.rulings if s.lang == "en"]
@@ -133,12 +141,23 @@ def _collect_pages(origin: str):
         for entry, body in store.iter_documents(run):
             if entry.origin != origin or entry.kind != "page" or entry.status != 200:
                 continue
-            got.sightings.extend(_page_sightings(origin, body, entry, _page_name(run, entry)))
+            got.sightings.extend(_page_sightings(origin, body, entry, _page_name(run, entry), got))
     return collect_pages
 
 
 # Page parsers by origin; each adds the sightings of the run's documents of that origin.
 PAGE_COLLECTORS = {origin: _collect_pages(origin) for origin in ("mtgwiki", "listeblanche", "scryfall-page")}
+
+
+def _collect_rules(store: RawStore, runs: list[RunInfo], got: _Collected) -> None:
+    """Every ingested edition of the Comprehensive Rules, by effective date (the newest ingest wins)."""
+    for run in sorted(runs, key=lambda r: r.run_id):
+        if not run.complete or RULES_ORIGIN not in run_origins(run):
+            continue
+        for entry, body in store.iter_documents(run):
+            if entry.origin == RULES_ORIGIN and entry.status == 200:
+                document = parse_cr(body, _page_name(run, entry))
+                got.editions[document.effective_date] = (entry.doc_id, document)
 
 
 def collect(store: RawStore, runs: list[RunInfo]) -> _Collected:
@@ -149,6 +168,7 @@ def collect(store: RawStore, runs: list[RunInfo]) -> _Collected:
             _collect_api(store, run, got)
         elif origin in PAGE_COLLECTORS:
             PAGE_COLLECTORS[origin](store, run, got)
+    _collect_rules(store, runs, got)
     return got
 
 
@@ -163,6 +183,7 @@ def build_state(store: RawStore, runs: list[RunInfo]) -> State:
     sightings = [s for s in got.sightings if s.oracle_id is None or s.oracle_id in known]
     rec = reconcile(sightings)
     tables = {
+        **_rules_tables(got, cards, rec.rulings),
         "card_set": _frame([_set_row(s) for _, s in sorted(sets.items())]),
         "card": _frame([_card_row(c) for c in cards]),
         "printing": _frame([_printing_row(p) for p in printings]),
@@ -173,6 +194,49 @@ def build_state(store: RawStore, runs: list[RunInfo]) -> State:
     }
     return State(tables=tables, skipped=got.skipped, unknown_fields=got.unknown_fields,
                  unmatched_translations=len(rec.unmatched_translations))
+
+
+def _relevant_terms(cards: list[Card]) -> set[str]:
+    """Glossary terms worth linking: the cards' subtypes and the keywords before "—" on their lines.
+
+    The whole glossary would link most rulings to "Card" or "Target"; these are the terms the
+    synced cards are about (for Cases: "Case" and "Solved").
+    """
+    terms: set[str] = set()
+    for card in cards:
+        terms |= {t.casefold() for t in subtypes(card.type_line)}
+        for line in (card.oracle_text or "").split("\n"):
+            head, dash, _ = line.partition(" — ")
+            if dash and len(head.split()) <= 3:
+                terms.add(head.strip().casefold())
+    return terms
+
+
+def _rules_tables(got: _Collected, cards: list[Card], rulings: list) -> dict[str, pd.DataFrame]:
+    editions = [{"effective_date": date, "doc_id": doc_id, "rules": len(doc.rules), "glossary_terms": len(doc.glossary)}
+                for date, (doc_id, doc) in sorted(got.editions.items())]
+    rules = [{"effective_date": date, **rule.__dict__} for date, (_, doc) in sorted(got.editions.items())
+             for rule in doc.rules]
+    glossary = [{"effective_date": date, **entry.__dict__} for date, (_, doc) in sorted(got.editions.items())
+                for entry in doc.glossary]
+    ruling_links, card_links = [], []
+    if got.editions:
+        date, (_, doc) = max(got.editions.items())
+        terms = [e.term for e in doc.glossary if e.term.casefold() in _relevant_terms(cards)]
+        for ruling in rulings:
+            for link in link_text(ruling.text, doc, terms=terms):
+                ruling_links.append({"ruling_id": ruling.ruling_id, "effective_date": date, **link.__dict__})
+        for card in cards:
+            links = link_card(card.oracle_text, card.type_line, doc)
+            for title, numbers in got.wiki_quotes:
+                if title.casefold() in {t.casefold() for t in subtypes(card.type_line)}:
+                    links += link_wiki_quotes(numbers, doc)
+            for link in links:
+                card_links.append({"oracle_id": card.oracle_id, "effective_date": date, **link.__dict__})
+    unique = lambda rows, key: list({tuple(r[k] for k in key): r for r in rows}.values())  # noqa: E731
+    return {"cr_edition": _frame(editions), "cr_rule": _frame(rules), "cr_glossary": _frame(glossary),
+            "ruling_rule": _frame(unique(ruling_links, ("ruling_id", "rule_number", "method"))),
+            "card_rule": _frame(unique(card_links, ("oracle_id", "rule_number", "method")))}
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:

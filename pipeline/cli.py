@@ -266,6 +266,85 @@ def doctor(ctx: Context, online: bool, fmt: str) -> None:
 
 
 @main_group.command()
+@click.argument("number")
+@click.option("--edition", default=None, metavar="DATE",
+              help="The edition's effective date (YYYY-MM-DD) [default: the newest ingested].")
+@pass_ctx
+def rule(ctx: Context, number: str, edition: str | None) -> None:
+    """Show a Comprehensive Rules rule: its text, parent and children, and the rulings and cards
+    linked to it, each link saying how it was found.
+
+    \b
+    Example:
+      casefile rule 719.3a
+    """
+    from .reader import open_reader
+    from .rules_view import show_rule
+
+    con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
+    try:
+        click.echo(show_rule(con, number, edition), nl=False)
+    finally:
+        con.close()
+
+
+@main_group.group()
+def rules() -> None:
+    """The Comprehensive Rules: ingest an edition, compare two editions."""
+
+
+@rules.command("ingest")
+@click.argument("source")
+@pass_ctx
+def rules_ingest(ctx: Context, source: str) -> None:
+    """Ingest a Comprehensive Rules text file from SOURCE, a local path or an http(s) URL (Wizards
+    publishes it as MagicCompRules <date>.txt). UTF-8 or Windows-1252, any line breaks. Each edition
+    is kept by its effective date; rulings and cards are linked to the newest.
+
+    \b
+    Examples:
+      casefile rules ingest tests/fixtures/rules/cr_case_excerpt.txt
+      casefile rules ingest "https://media.wizards.com/2024/downloads/MagicCompRules 20240920.txt"
+    """
+    from .lock import SyncLock
+
+    with SyncLock(ctx.settings.lock_path):
+        from .sync import ingest_rules
+
+        result = ingest_rules(ctx.settings, source, lock_held=True)
+    rows = result.tables.get("_rows", {})
+    text = (f"rules {result.run_id}: {rows.get('cr_edition', 0)} edition(s), {rows.get('cr_rule', 0)} rules, "
+            f"{rows.get('ruling_rule', 0)} ruling links, {rows.get('card_rule', 0)} card links; "
+            + ("no changes" if result.status == "no_changes" else
+               f"+{result.inserted} ~{result.updated} -{result.removed} rows"))
+    ctx.emit(text, {"event": "rules_ingest", "run_id": result.run_id, "outcome": result.status, "rows": rows})
+
+
+@rules.command("diff")
+@click.argument("old")
+@click.argument("new")
+@format_option()
+@pass_ctx
+def rules_diff(ctx: Context, old: str, new: str, fmt: str) -> None:
+    """List the rules added, removed or re-worded between two ingested editions, named by their
+    effective dates.
+
+    \b
+    Example:
+      casefile rules diff 2024-06-07 2024-09-20
+    """
+    from .reader import open_reader
+    from .rules_view import diff_editions
+
+    con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
+    try:
+        columns, rows = diff_editions(con, old, new)
+    finally:
+        con.close()
+    click.echo(render(columns, rows, fmt), nl=False)
+
+
+@main_group.command()
 @format_option()
 @pass_ctx
 def status(ctx: Context, fmt: str) -> None:

@@ -52,6 +52,8 @@ def card_text(card: dict, columns: list[str], rulings: list[tuple], width: int =
         lines += wrap.wrap(r["text"])
         for translation in (r["translations"] or "").split(" | ") if r["translations"] else []:
             lines += wrap.wrap(translation)
+        if r.get("rules"):
+            lines += wrap.wrap(f"rules: {r['rules']}")
     return "\n".join(lines) + "\n"
 
 

@@ -233,6 +233,32 @@ def load_pending(settings: Settings, store: RawStore) -> list[LoadResult]:
         con.close()
 
 
+def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> LoadResult:
+    """A run that fetches one Comprehensive Rules file and loads it (rules, glossary, links)."""
+    from .extract.rules import fetch_rules, is_url
+    from .normalize.rules import parse_cr
+
+    store = RawStore(settings.raw_dir)
+    with _sigterm_aborts(), (nullcontext() if lock_held else SyncLock(settings.lock_path)):
+        client = HttpClient(settings) if is_url(source) else None
+        writer = store.new_run({"mode": "ingest", "query": None, "sources": ["rules"], "rules_source": source,
+                                "casefile_version": __version__})
+        try:
+            fetch_rules(source, client, writer, settings)
+            [entry] = writer.entries
+            parse_cr((writer.path / entry.path).read_bytes(), source)  # refuse a file that is not the CR
+            writer.finish(_traffic(client) if client else {"requests": 0, "bytes": entry.bytes, "retries": 0})
+        except BaseException as exc:
+            writer.fail(f"{exc.__class__.__name__}: {exc}",
+                        status="aborted" if isinstance(exc, (KeyboardInterrupt, Aborted)) else "failed")
+            raise
+        finally:
+            if client is not None:
+                client.close()
+        results = load_pending(settings, store)
+        return next(r for r in results if r.run_id == writer.run_id)
+
+
 def rebuild(settings: Settings) -> list[LoadResult]:
     """The warehouse from the raw store alone: every complete run replayed in order, no network.
 

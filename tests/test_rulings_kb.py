@@ -112,7 +112,7 @@ def test_card_lookup_errors(sample_warehouse, capsys):
     assert main(["--data-dir", str(sample_warehouse), "card", "Llanowar Elves"]) == 2
     assert "no card named" in capsys.readouterr().err
     assert main(["--data-dir", str(sample_warehouse), "card", "shifting visage", "--format", "csv"]) == 0
-    assert capsys.readouterr().out.startswith("n,published_at,source,text,seen_on,translations,ruling_id\n1,2024-02-02,wotc,")
+    assert capsys.readouterr().out.startswith("n,published_at,source,text,seen_on,translations,rules,ruling_id\n1,2024-02-02,wotc,")
 
 
 def _state(data):

@@ -9,4 +9,9 @@ UNION ALL SELECT 'ruling_translation', ruling_id || '/' || lang || '/' || origin
 UNION ALL SELECT 'sync_run', run_id FROM sync_run GROUP BY ALL HAVING count(*) > 1
 UNION ALL SELECT 'raw_document', doc_id FROM raw_document GROUP BY ALL HAVING count(*) > 1
 UNION ALL SELECT 'change_event', run_id || '/' || seq FROM change_event GROUP BY ALL HAVING count(*) > 1
-UNION ALL SELECT 'retired_ruling', ruling_id FROM retired_ruling GROUP BY ALL HAVING count(*) > 1;
+UNION ALL SELECT 'retired_ruling', ruling_id FROM retired_ruling GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'cr_edition', CAST(effective_date AS VARCHAR) FROM cr_edition GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'cr_rule', effective_date || '/' || number FROM cr_rule GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'cr_glossary', effective_date || '/' || term FROM cr_glossary GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'ruling_rule', ruling_id || '/' || rule_number || '/' || method FROM ruling_rule GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'card_rule', oracle_id || '/' || rule_number || '/' || method FROM card_rule GROUP BY ALL HAVING count(*) > 1;

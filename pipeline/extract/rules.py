@@ -1,0 +1,44 @@
+"""Extract the Comprehensive Rules: Wizards' published text file, from a URL or a local path.
+
+Either way the bytes go to the raw store as they came, so ``rebuild`` can re-read every edition.
+A local file is read here too: it is a source like any other, and nothing else reads sources.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from ..errors import SourceDataError, SourceUnavailable, UsageError
+from ..http import Response, utc_now_iso
+from ..rawstore import RunWriter
+
+ORIGIN = "comprehensive-rules"
+TEXT_ACCEPT = "text/plain,*/*;q=0.1"
+# The full Comprehensive Rules file is about 1 MiB (2024); 16 MiB leaves room and refuses junk.
+MAX_CR_BYTES = 16 * 1024 * 1024
+
+
+def is_url(source: str) -> bool:
+    return urlsplit(source).scheme in ("http", "https")
+
+
+def fetch_rules(source: str, transport, writer: RunWriter, settings) -> None:
+    """Save the CR file named by ``source`` (http(s) URL or local path) into the run."""
+    if is_url(source):
+        host = urlsplit(source).netloc
+        response = transport.get(source, pacing=[(f"host:{host}", settings.page_interval_s)], accept=TEXT_ACCEPT)
+        writer.save(response, ORIGIN, "rules", key=source)
+        if response.status != 200:
+            raise SourceUnavailable(f"{source} answered HTTP {response.status}")
+        return
+    path = Path(source).expanduser()
+    if not path.is_file():
+        raise UsageError(f"{source} is neither an http(s) URL nor a readable file")
+    size = path.stat().st_size
+    if size > MAX_CR_BYTES:
+        raise SourceDataError(f"{source}: {size:,} bytes is too large for a Comprehensive Rules file")
+    body = path.read_bytes()
+    uri = path.resolve().as_uri()
+    writer.save(Response(url=uri, final_url=uri, status=200, headers={"content-type": "text/plain"},
+                         body=body, fetched_at=utc_now_iso()), ORIGIN, "rules", key=str(path.name))

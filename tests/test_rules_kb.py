@@ -1,0 +1,138 @@
+"""The Comprehensive Rules in the warehouse: ingest, links with their method, `rule`, `rules diff`."""
+
+import json
+
+import duckdb
+import pytest
+
+from pipeline.cli import main
+
+from conftest import FIXTURES
+
+EXCERPT = FIXTURES / "rules" / "cr_case_excerpt.txt"
+CR = json.loads((FIXTURES / "reference" / "comprehensive_rules_719.json").read_text("utf-8"))
+
+# The 9 general Case rulings and the Case rules their text warrants (keyword links), one per line.
+EXPECTED_KEYWORD_LINKS = {
+    "Each Case has two special keyword abilities": {"719.3", "702.169a"},
+    "\"To Solve — [condition]\" means": {"719.3a"},
+    "The meaning of \"solved\" differs": {"719.3c", "702.169", "702.169d"},
+    "\"Solved — [Triggered ability]\" means": {"719.3c", "702.169", "702.169c"},
+    "\"Solved — [static ability]\" means": {"719.3c", "702.169", "702.169b"},
+    "\"To solve\" abilities will check": {"719.3a"},
+    "Once a Case becomes solved": {"719.3b"},
+    "Cases don't lose their other abilities": {"719.3b"},
+    "Being solved is not part of a permanent's copiable values": {"719.3b"},
+}
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory):
+    data = tmp_path_factory.mktemp("rules") / "data"
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(data), "rules", "ingest", str(EXCERPT)]) == 0
+    return data
+
+
+def rows(data, sql, params=None):
+    con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"), read_only=True)
+    try:
+        return con.execute(sql, params).fetchall() if params else con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def _straight(text):
+    return text.replace("’", "'").replace("“", '"').replace("”", '"')
+
+
+def test_every_general_case_ruling_links_to_the_rules_its_text_warrants(kb):
+    links = rows(kb, """SELECT r.text, l.rule_number, l.method, l.evidence FROM ruling_rule l JOIN ruling r USING (ruling_id)
+                        WHERE r.ruling_id IN (SELECT ruling_id FROM card_ruling GROUP BY ALL HAVING count(*) = 13)""")
+    found: dict[str, set] = {start: set() for start in EXPECTED_KEYWORD_LINKS}
+    for text, number, method, evidence in links:
+        assert method in ("citation", "keyword", "glossary") and evidence
+        [start] = [s for s in EXPECTED_KEYWORD_LINKS if _straight(text).startswith(s)]
+        if method == "keyword":
+            found[start].add(number)
+    assert found == EXPECTED_KEYWORD_LINKS
+    case_rules = {"719.3a", "719.3b", "719.3c", "702.169"}
+    for start, numbers in found.items():
+        assert numbers & case_rules or numbers == {"719.3", "702.169a"}, start
+
+
+def test_card_specific_rulings_get_no_case_keyword_links(kb):
+    assert rows(kb, """SELECT count(*) FROM ruling_rule l JOIN ruling r USING (ruling_id)
+                       WHERE l.method = 'keyword'
+                         AND r.ruling_id IN (SELECT ruling_id FROM card_ruling GROUP BY ALL HAVING count(*) < 13)""") == [(0,)]
+
+
+def test_every_case_card_links_to_719_by_its_type_line(kb):
+    assert rows(kb, "SELECT count(DISTINCT oracle_id) FROM card_rule WHERE rule_number = '719' AND method = 'type_line'") == [(15,)]
+    assert rows(kb, "SELECT count(DISTINCT oracle_id) FROM card_rule WHERE rule_number = '719.3a'") == [(15,)]
+    methods = {m for (m,) in rows(kb, "SELECT DISTINCT method FROM card_rule")}
+    assert methods == {"type_line", "keyword", "wiki_quote"}
+
+
+def test_rule_command_output(kb, capsys, golden):
+    capsys.readouterr()
+    assert main(["--data-dir", str(kb), "rule", "719.3a"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("719.3a  (Comprehensive Rules effective 2024-09-20)\n“To solve — [Condition]” means")
+    assert "Rulings linked (2):" in out and "Cards linked (30):" in out
+    golden("rule_719.3a.txt", out)
+
+
+def test_rule_command_errors(kb, capsys):
+    assert main(["--data-dir", str(kb), "rule", "999.9z"]) == 2
+    assert "not in the edition" in capsys.readouterr().err
+    assert main(["--data-dir", str(kb), "rule", "solve"]) == 2
+
+
+def test_card_shows_each_rulings_rules(kb, capsys):
+    capsys.readouterr()
+    assert main(["--data-dir", str(kb), "card", "Case of the Shattered Pact", "--format", "json"]) == 0
+    rulings = json.loads(capsys.readouterr().out)
+    to_solve = next(r for r in rulings if _straight(r["text"]).startswith('"To Solve'))
+    assert "719.3a (keyword)" in to_solve["rules"]
+
+
+def test_windows_1252_with_bare_cr_ingests_to_the_same_rows(tmp_path, kb):
+    legacy = tmp_path / "MagicCompRules-legacy.txt"
+    legacy.write_bytes(EXCERPT.read_text("utf-8").replace("\n", "\r").encode("cp1252"))
+    other = tmp_path / "data"
+    assert main(["--data-dir", str(other), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(other), "rules", "ingest", str(legacy)]) == 0
+    for table in ("cr_rule", "cr_glossary", "ruling_rule", "card_rule"):
+        assert rows(other, f"SELECT * FROM {table} ORDER BY ALL") == rows(kb, f"SELECT * FROM {table} ORDER BY ALL"), table
+
+
+def test_two_editions_differing_in_one_rule_diff_to_that_rule(tmp_path, capsys):
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(data), "rules", "ingest", str(EXCERPT)]) == 0
+    text = EXCERPT.read_text("utf-8")
+    old_sentence = "719.2. The Case frame has no additional rules meaning."
+    assert old_sentence in text
+    # a constructed later edition: another effective date, one rule re-worded
+    edited = text.replace("These rules are effective as of September 20, 2024.",
+                          "These rules are effective as of November 8, 2024.")
+    edited = edited.replace(old_sentence, "719.2. The Case frame has no rules meaning.")
+    later = tmp_path / "later.txt"
+    later.write_text(edited, "utf-8")
+    assert main(["--data-dir", str(data), "rules", "ingest", str(later)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data), "rules", "diff", "2024-09-20", "2024-11-08", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [{"number": "719.2", "change": "reworded",
+                                                    "old_text": "The Case frame has no additional rules meaning.",
+                                                    "new_text": "The Case frame has no rules meaning."}]
+    assert rows(data, "SELECT count(*) FROM cr_edition") == [(2,)]
+    assert rows(data, "SELECT DISTINCT effective_date FROM ruling_rule") == rows(data, "SELECT max(effective_date) FROM cr_edition")
+    assert main(["--data-dir", str(data), "rules", "diff", "2024-09-20", "2023-01-01"]) == 2
+
+
+def test_a_file_that_is_not_the_rules_is_refused(tmp_path, data_dir, capsys):
+    junk = tmp_path / "notes.txt"
+    junk.write_text("Shopping list\n", "utf-8")
+    assert main(["--data-dir", str(data_dir), "rules", "ingest", str(junk)]) == 65
+    assert "effective" in capsys.readouterr().err
