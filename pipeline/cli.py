@@ -205,6 +205,29 @@ def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | Non
 
 
 @main_group.command()
+@click.argument("dataset", type=click.Choice(("rulings",)))
+@click.option("--format", "fmt", type=click.Choice(("csv", "jsonl", "parquet")), default="csv", show_default=True,
+              help="File format of the dataset files.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder to write: created, or replaced whole if it holds a previous export.")
+@pass_ctx
+def export(ctx: Context, dataset: str, fmt: str, out: Path) -> None:
+    """Export the rulings dataset to a folder: data files, datasheet.md and manifest.json.
+
+    \b
+    Examples:
+      casefile export rulings --out exports/rulings
+      casefile export rulings --format parquet --out exports/rulings-parquet
+    """
+    from .export import export_rulings
+
+    result = export_rulings(ctx.settings.warehouse_path, out, fmt, wait_s=ctx.settings.reader_wait_s)
+    text = (f"exported {dataset} to {result.out} ({fmt}): {result.rows['rulings']} rulings, "
+            f"{result.rows['card_rulings']} card-ruling links; from run {result.run_id}")
+    ctx.emit(text, result.summary())
+
+
+@main_group.command()
 @format_option()
 @pass_ctx
 def status(ctx: Context, fmt: str) -> None:

@@ -2,7 +2,6 @@
 
 import json
 import re
-import shutil
 from html.parser import HTMLParser
 
 import duckdb
@@ -19,29 +18,14 @@ WIKI_PAGE = next((FIXTURES / "seeds").glob("000_*.txt")).read_text("utf-8")
 SCRIPT = "<script>alert(1)</script>"
 
 
-@pytest.fixture(scope="module")
-def synced(tmp_path_factory):
-    """One offline sync of the bundled sample, shared by the tests of this module (read only)."""
-    data = tmp_path_factory.mktemp("report") / "data"
-    data.mkdir()
-    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
-    return data
+@pytest.fixture
+def synced(sample_data_dir):
+    return sample_data_dir
 
 
 @pytest.fixture
-def copy_of(synced, tmp_path):
-    """A private copy of the synced data folder, for tests that change the warehouse with plain SQL."""
-    def make(*statements, params=None):
-        data = tmp_path / "data"
-        shutil.copytree(synced, data)
-        con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"))
-        try:
-            for statement in statements:
-                con.execute(statement, params) if params and "$" in statement else con.execute(statement)
-        finally:
-            con.close()
-        return data
-    return make
+def copy_of(warehouse_copy):
+    return warehouse_copy
 
 
 def report(data, capsys, *args):
