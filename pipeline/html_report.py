@@ -39,6 +39,7 @@ table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0 1rem; }
 th, td { border: 1px solid #ddd; padding: .2rem .45rem; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
+div.scroll { overflow-x: auto; }
 svg { display: block; margin: .5rem 0 1.5rem; }
 svg text { font-size: 12px; fill: #1a1a1a; }
 footer { margin-top: 3rem; font-size: .8rem; color: #555; border-top: 1px solid #ddd; padding-top: .5rem; }
@@ -61,7 +62,7 @@ class Section:
     table_html: str  # a fragment from formats.render(..., "html"): already escaped
     charts: list[BarChart] = field(default_factory=list)
     text: str = ""  # a plain sentence under the title (escaped here)
-    level: int = 2  # heading level: 2 for a report, 3 for a detail table under it
+    details: list[tuple[str, str]] = field(default_factory=list)  # (title, table fragment) after the charts
 
 
 def _num(value: float) -> str:
@@ -116,13 +117,16 @@ def page(title: str, scope_line: str, sections: Sequence[Section], notes: Sequen
     out += [f'<p class="note">{escape(note)}</p>' for note in notes]
     for section in sections:
         out.append("<section>")
-        out.append(f"<h{section.level}>{escape(section.title)}</h{section.level}>")
+        out.append(f"<h2>{escape(section.title)}</h2>")
         if section.text:
             out.append(f"<p>{escape(section.text)}</p>")
-        out.append(section.table_html.rstrip("\n"))
+        out.append(f'<div class="scroll">\n{section.table_html.rstrip()}\n</div>')
         for chart in section.charts:
             out.append(f"<h3>{escape(chart.title)}</h3>")
             out.append(bar_chart_svg(chart))
+        for title, table_html in section.details:
+            out.append(f"<h3>{escape(title)}</h3>")
+            out.append(f'<div class="scroll">\n{table_html.rstrip()}\n</div>')
         out.append("</section>")
     if attribution:
         out.append(f"<footer><p>{escape(attribution)}</p></footer>")

@@ -187,10 +187,9 @@ def _page_title(name: str) -> str:
 
 def render_reports(scope: Scope, reports: Sequence[Report], fmt: str, title: str = "casefile report") -> str:
     if fmt == "html":
-        sections = []
-        for r in reports:
-            sections.append(html_report.Section(r.title, render(r.columns, r.rows, "html"), r.charts))
-            sections += [html_report.Section(d.title, render(d.columns, d.rows, "html"), level=3) for d in r.details]
+        sections = [html_report.Section(r.title, render(r.columns, r.rows, "html"), r.charts,
+                                        details=[(d.title, render(d.columns, d.rows, "html")) for d in r.details])
+                    for r in reports]
         scope_line = f"query {scope.label} · latest run {scope.run_id}"
         return html_report.page(title, scope_line, sections, [scope.note] if scope.note else [], ATTRIBUTION)
     if len(reports) == 1:

@@ -288,6 +288,9 @@ def test_html_page_of_all_reports_has_tables_and_svg_charts(synced, tmp_path, ca
     charts = [svg.find("title").text for svg in doc.iter("svg")]
     assert charts == ["Cards by color per set", "Cards by rarity per set", "Cards by color", "Rulings per card"]
     assert len(doc.findall(".//table")) == 4
+    assert [h.text_content() for h in doc.iter("h3")][-1] == "Rulings seen on one origin only"
+    one_origin = doc.findall(".//table")[-1]
+    assert len(one_origin.findall(".//tbody/tr")) == 40  # the sample has one origin: every ruling
     per_card = next(svg for svg in doc.iter("svg") if svg.find("title").text == "Rulings per card")
     assert "Case of the Filched Falcon" in [t.text for t in per_card.iter("text")]
     assert "Wizards of the Coast Fan Content Policy" in text
