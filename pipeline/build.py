@@ -70,6 +70,7 @@ class _Collected:
     skipped: list[str] = field(default_factory=list)
     unknown_fields: Counter = field(default_factory=Counter)
     wiki_quotes: list[tuple[str, list[str]]] = field(default_factory=list)  # (page title, rule numbers)
+    query_cards: set[tuple[str, str]] = field(default_factory=set)  # (query, oracle_id)
     editions: dict[str, tuple[str, RulesDocument]] = field(default_factory=dict)  # date -> (doc_id, rules)
 
 
@@ -87,6 +88,7 @@ def _collect_api(store: RawStore, run: RunInfo, got: _Collected) -> None:
             got.unknown_fields.update(page.unknown_fields)
             for printing, cards in page.pairs:
                 got.printings[printing.scryfall_id] = printing
+                got.query_cards.update((run.meta.get("query") or "", card.oracle_id) for card in cards)
                 # the card's Oracle fields come from the newest run, an English printing, the
                 # smallest Scryfall id: any printing would do, this makes the choice repeatable
                 rank = (run.run_id, printing.lang == "en", _neg(printing.scryfall_id))
@@ -185,6 +187,7 @@ def build_state(store: RawStore, runs: list[RunInfo]) -> State:
     tables = {
         **_rules_tables(got, cards, rec.rulings),
         "card_set": _frame([_set_row(s) for _, s in sorted(sets.items())]),
+        "query_card": _frame([{"query": q, "oracle_id": o} for q, o in sorted(got.query_cards) if o in known]),
         "card": _frame([_card_row(c) for c in cards]),
         "printing": _frame([_printing_row(p) for p in printings]),
         "ruling": _frame([r.__dict__ for r in rec.rulings]),

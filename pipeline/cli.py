@@ -17,7 +17,7 @@ import click
 from . import __version__
 from .config import DEFAULT_QUERY, Settings, from_env
 from .errors import EXIT_BUG, EXIT_USAGE, CasefileError
-from .formats import FORMATS, render
+from .formats import FORMATS, REPORT_FORMATS, render
 
 log = logging.getLogger("casefile")
 
@@ -39,9 +39,24 @@ class Context:
 pass_ctx = click.make_pass_decorator(Context)
 
 
-def format_option(default: str = "table"):
-    return click.option("--format", "fmt", type=click.Choice(FORMATS), default=default, show_default=True,
+def format_option(default: str = "table", choices=FORMATS):
+    return click.option("--format", "fmt", type=click.Choice(choices), default=default, show_default=True,
                         help="Output format of the rows.")
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write a command's output to ``--out``: a temp file beside it, renamed into place."""
+    import os
+
+    path = path.expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8", newline="")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -342,6 +357,62 @@ def rules_diff(ctx: Context, old: str, new: str, fmt: str) -> None:
     finally:
         con.close()
     click.echo(render(columns, rows, fmt), nl=False)
+
+
+@main_group.command()
+@click.argument("name", type=click.Choice(("sets", "colors", "rulings", "all")))
+@click.option("--query", default=None,
+              help="Check that the report covers this sync query [default: the query of the latest run].")
+@format_option(choices=REPORT_FORMATS)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the report to this file instead of stdout.")
+@pass_ctx
+def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | None) -> None:
+    """Print a report on the warehouse: sets, colors, rulings, or all three.
+
+    \b
+    Reports:
+      sets     per set: cards, printings, languages, rarities, colors, mana value, rulings
+      colors   the MTG wiki's Statistics box: share of colorless, W, U, B, R, G cards
+      rulings  rulings by source, date and cards sharing them; sightings by origin
+    \b
+    Examples:
+      casefile report colors
+      casefile report sets --format markdown
+      casefile report all --format html --out casefile-report.html
+    """
+    from .report import run_report
+
+    text = run_report(ctx.settings.warehouse_path, name, fmt, query=query, wait_s=ctx.settings.reader_wait_s)
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    write_output(out, text)
+    ctx.emit(f"wrote {out} ({name} report, {fmt})", {"event": "report", "report": name, "format": fmt,
+                                                      "out": str(out), "bytes": len(text.encode("utf-8"))})
+
+
+@main_group.command()
+@click.argument("dataset", type=click.Choice(("rulings",)))
+@click.option("--format", "fmt", type=click.Choice(("csv", "jsonl", "parquet")), default="csv", show_default=True,
+              help="File format of the dataset files.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder to write: created, or replaced whole if it holds a previous export.")
+@pass_ctx
+def export(ctx: Context, dataset: str, fmt: str, out: Path) -> None:
+    """Export the rulings dataset to a folder: data files, datasheet.md and manifest.json.
+
+    \b
+    Examples:
+      casefile export rulings --out exports/rulings
+      casefile export rulings --format parquet --out exports/rulings-parquet
+    """
+    from .export import export_rulings
+
+    result = export_rulings(ctx.settings.warehouse_path, out, fmt, wait_s=ctx.settings.reader_wait_s)
+    text = (f"exported {dataset} to {result.out} ({fmt}): {result.rows['rulings']} rulings, "
+            f"{result.rows['card_rulings']} card-ruling links; from run {result.run_id}")
+    ctx.emit(text, result.summary())
 
 
 @main_group.command()

@@ -1,11 +1,13 @@
-"""Output formatters shared by every command that prints rows: table, markdown, csv, json.
+"""Output formatters shared by every command that prints rows: table, markdown, csv, json, html.
 
-Pure: columns and rows in, text out.
+Pure: columns and rows in, text out. ``html`` is a ``<table>`` fragment with every text escaped;
+whole pages (with charts) are put together by ``html_report.py`` from such fragments.
 """
 
 from __future__ import annotations
 
 import csv
+import html
 import datetime as dt
 import decimal
 import io
@@ -16,6 +18,8 @@ from typing import Any, Sequence
 FORMATS = ("table", "markdown", "csv", "json")
 # The table format is for eyes on a terminal: longer cells are cut with "…" (other formats keep all).
 TABLE_CELL_MAX = 80
+# Reports also print as HTML; ``sql`` and ``status`` keep the four text formats.
+REPORT_FORMATS = FORMATS + ("html",)
 
 
 def _plain(value: Any) -> Any:
@@ -47,10 +51,28 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def records(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[dict]:
+    """Rows as JSON-ready dicts (dates as ISO text, decimals as floats), as ``json`` prints them."""
+    return [dict(zip(columns, (_plain(v) for v in row))) for row in rows]
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool)
+
+
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table") -> str:
     if fmt == "json":
-        return json.dumps([dict(zip(columns, (_plain(v) for v in row))) for row in rows],
-                          ensure_ascii=False, indent=2) + "\n"
+        return json.dumps(records(columns, rows), ensure_ascii=False, indent=2) + "\n"
+    if fmt == "html":
+        esc = html.escape
+        out = ["<table>", "<thead><tr>" + "".join(f"<th>{esc(c)}</th>" for c in columns) + "</tr></thead>",
+               "<tbody>"]
+        for row in rows:
+            cells = "".join((f'<td class="num">{esc(_cell(v))}</td>' if _numeric(v) else f"<td>{esc(_cell(v))}</td>")
+                            for v in row)
+            out.append(f"<tr>{cells}</tr>")
+        out += ["</tbody>", "</table>"]
+        return "\n".join(out) + "\n"
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
@@ -74,4 +96,4 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
         out = [line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells]
         out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
         return "\n".join(out) + "\n"
-    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(REPORT_FORMATS)}")

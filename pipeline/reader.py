@@ -16,6 +16,19 @@ from .errors import ConfigError, TryAgainLater, UsageError
 
 
 def open_reader(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnection:
+    """A read-only connection that cannot reach other files or the network, configuration locked."""
+    con = connect_read_only(path, wait_s)
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+    return con
+
+
+def connect_read_only(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnection:
+    """A plain read-only connection, waiting up to ``wait_s`` for a sync to release the file.
+
+    Use ``open_reader``; only ``export.py`` takes this one, because DuckDB's ``COPY ... TO`` needs
+    external access to write the dataset files.
+    """
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"no warehouse at {path} yet: run `casefile sync` (or `casefile rebuild`) first")
@@ -31,8 +44,6 @@ def open_reader(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnection:
             if time.monotonic() >= deadline:
                 raise TryAgainLater(f"the warehouse {path} is busy (a sync is writing it); try again in a moment") from None
             time.sleep(0.1)
-    con.execute("SET enable_external_access = false")
-    con.execute("SET lock_configuration = true")
     return con
 
 

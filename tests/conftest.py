@@ -93,3 +93,32 @@ def sample_warehouse(tmp_path_factory) -> Path:
     data = tmp_path_factory.mktemp("sample") / "data"
     assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
     return data
+@pytest.fixture(scope="session")
+def sample_data_dir(tmp_path_factory) -> Path:
+    """A data folder synced once from the API part of the bundled sample (``--sources api``: 40
+    rulings, each seen once per card), shared by the report and export tests: never change it
+    (copy it first, as ``warehouse_copy`` does)."""
+    from pipeline.cli import main
+
+    path = tmp_path_factory.mktemp("sample-api") / "data"
+    assert main(["--data-dir", str(path), "-q", "sync", "--offline", "--sources", "api"]) == 0
+    return path
+
+
+@pytest.fixture
+def warehouse_copy(sample_data_dir: Path, tmp_path: Path):
+    """A private copy of ``sample_data_dir``, changed by plain SQL statements given to the factory
+    (test-only rows: never in the bundled sample)."""
+    import duckdb
+
+    def make(*statements: str, params: dict | None = None) -> Path:
+        data = tmp_path / "data-copy"
+        shutil.copytree(sample_data_dir, data)
+        con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"))
+        try:
+            for statement in statements:
+                con.execute(statement, params if params and "$" in statement else None)
+        finally:
+            con.close()
+        return data
+    return make

@@ -23,7 +23,7 @@ from ..resources import read_sql, sql_files
 log = logging.getLogger(__name__)
 
 # Tables rewritten from the current runs at every load, in dependency order.
-STATE_TABLES = ("card_set", "card", "printing", "ruling", "card_ruling", "ruling_sighting", "ruling_translation",
+STATE_TABLES = ("card_set", "card", "query_card", "printing", "ruling", "card_ruling", "ruling_sighting", "ruling_translation",
                 "cr_edition", "cr_rule", "cr_glossary", "ruling_rule", "card_rule")
 
 

@@ -1,0 +1,212 @@
+"""Dataset exports: the rulings dataset and its card–ruling links as csv, jsonl or parquet files.
+
+Reads the warehouse read-only and writes only in a temp folder beside ``--out``, renamed into place
+whole; never writes the warehouse or opens the network, and puts no time of "now" in the files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from . import __version__
+from .errors import UsageError
+from .reader import connect_read_only
+from .report import ATTRIBUTION
+from .resources import read_sql
+
+DATASETS = ("rulings",)
+EXPORT_FORMATS = ("csv", "jsonl", "parquet")
+GENERATOR = "casefile export"  # manifest.json says so: the only kind of folder an export replaces
+
+# COPY's options are syntax, not values, so they cannot be bound; each format's clause is fixed here.
+# jsonl is DuckDB's default JSON output: one object per line.
+COPY_OPTIONS = {"csv": "FORMAT csv, HEADER true", "jsonl": "FORMAT json", "parquet": "FORMAT parquet"}
+# The views (from sql/export/) behind each file, per format: CSV gets list columns as JSON text.
+FILES = {
+    "rulings": {"csv": "export_rulings_csv", "jsonl": "export_rulings", "parquet": "export_rulings"},
+    "card_rulings": {"csv": "export_card_rulings", "jsonl": "export_card_rulings",
+                     "parquet": "export_card_rulings"},
+}
+VIEW_SQL = ("export/rulings.sql", "export/card_rulings.sql", "export/rulings_csv.sql")
+
+COLUMNS = {
+    "rulings": [
+        ("ruling_id", "text", "the ruling's id in the warehouse, derived from (source, published_at, match key of the text)"),
+        ("source", "text", "who issued it: `wotc` (Wizards of the Coast), `scryfall`, or `mtgwiki`"),
+        ("published_at", "date", "the date the ruling carries; empty when undated"),
+        ("text", "text", "the best copy of the ruling's text (Scryfall's API first)"),
+        ("card_count", "integer", "how many Oracle cards the ruling applies to"),
+        ("oracle_ids", "list of text", "Scryfall Oracle ids of those cards, ordered by card name"),
+        ("card_names", "list of text", "the cards' names, in the order of `oracle_ids`"),
+        ("translations", "list of {lang, origin, text, machine_translated}",
+         "translated texts of the ruling (from `ruling_translation`); empty when none"),
+        ("origins", "list of text", "the origins the ruling was seen on (`scryfall-api`, `mtgwiki`, …), sorted"),
+        ("sightings", "integer", "how many times it was seen, over every card, page and language"),
+    ],
+    "card_rulings": [
+        ("oracle_id", "text", "the card's Scryfall Oracle id"),
+        ("card_name", "text", "the card's name"),
+        ("ruling_id", "text", "the ruling, as in `rulings`"),
+        ("position", "integer", "the ruling's place on the card's list of rulings (Scryfall's order when known)"),
+    ],
+}
+ROW_MEANING = {"rulings": "distinct ruling", "card_rulings": "link of a card to a ruling"}
+
+
+@dataclass
+class ExportResult:
+    out: Path
+    fmt: str
+    run_id: str
+    rows: dict[str, int]  # file stem -> rows
+
+    def summary(self) -> dict:
+        return {"event": "export", "dataset": "rulings", "format": self.fmt, "out": str(self.out),
+                "run_id": self.run_id, "rows": self.rows}
+
+
+def _open(warehouse: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
+    # Unlike every other reader, this connection keeps external access: DuckDB's COPY ... TO
+    # writes the dataset files itself (parquet above all), and COPY is external access. It is
+    # still read-only, it runs only the project's own SQL from sql/export/, and it writes only
+    # into the temp folder this module made. One thread: rows and files come out in one order.
+    con = connect_read_only(warehouse, wait_s)
+    con.execute("SET threads = 1")
+    return con
+
+
+def check_target(out: Path) -> None:
+    """``--out`` may be new, an empty folder, or a previous export; anything else is refused."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()) and not is_export(out):
+        raise UsageError(f"--out {out}: the folder holds files that are not a casefile export; "
+                         "choose a new folder (an export replaces the whole folder)")
+
+
+def is_export(folder: Path) -> bool:
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and manifest.get("generator") == GENERATOR
+
+
+def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) -> ExportResult:
+    """Write the rulings dataset to folder ``out`` in ``fmt``; the folder appears whole or not at all."""
+    if fmt not in EXPORT_FORMATS:
+        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
+    out = Path(out).expanduser().absolute()
+    check_target(out)
+    con = _open(warehouse, wait_s)
+    try:
+        run = _latest_run(con)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _sibling(out, "tmp")
+        tmp.mkdir()
+        try:
+            rows = write_dataset(con, tmp, fmt)
+            write_datasheet(con, tmp, fmt, run, rows)
+            write_manifest(tmp, fmt, run, rows)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    finally:
+        con.close()
+    swap_into_place(tmp, out)
+    return ExportResult(out, fmt, run["run_id"], rows)
+
+
+def _sibling(out: Path, kind: str) -> Path:
+    return out.with_name(f".{out.name}.{secrets.token_hex(4)}.{kind}")
+
+
+def _latest_run(con) -> dict:
+    cursor = con.execute(read_sql("export/sync_run.sql"))
+    row = cursor.fetchone()
+    if row is None:
+        raise UsageError("the warehouse holds no sync run yet: run `casefile sync` first")
+    return dict(zip([d[0] for d in cursor.description], row))
+
+
+def write_dataset(con, folder: Path, fmt: str) -> dict[str, int]:
+    for name in VIEW_SQL:
+        con.execute(read_sql(name))
+    rows = {}
+    for stem, views in FILES.items():
+        view = views[fmt]
+        target = folder / f"{stem}.{fmt}"
+        con.execute(f"COPY (SELECT * FROM {view}) TO $path ({COPY_OPTIONS[fmt]})", {"path": str(target)})
+        rows[stem] = con.execute(f"SELECT count(*) FROM {view}").fetchone()[0]
+    return rows
+
+
+def write_datasheet(con, folder: Path, fmt: str, run: dict, rows: dict[str, int]) -> None:
+    counts = con.execute(read_sql("export/table_counts.sql")).fetchall()
+    queries = sorted(row[0] or "" for row in con.execute(read_sql("reports/scope.sql")).fetchall())
+    lines = ["# Rulings dataset", "",
+             f"Magic: The Gathering card rulings from casefile's warehouse, as {fmt} files. One row per "
+             "distinct ruling in `rulings`, one row per card–ruling link in `card_rulings`.", "",
+             "| file | rows | one row per |", "| --- | --- | --- |"]
+    lines += [f"| `{stem}.{fmt}` | {rows[stem]} | {ROW_MEANING[stem]} |" for stem in FILES]
+    lines += ["", "## Where it comes from", "",
+              f"The warehouse as loaded by sync run `{run['run_id']}` (the latest): mode {run['mode']}, "
+              f"sources `{run['sources']}`, started {_iso(run['started_at'])}, finished {_iso(run['finished_at'])}, "
+              f"loaded {_iso(run['loaded_at'])}.", "",
+              "Scryfall queries synced into the warehouse: " + ", ".join(f"`{q}`" for q in queries) + ".", "",
+              "Rows of the warehouse tables it was made from:", "",
+              "| table | rows |", "| --- | --- |"]
+    lines += [f"| `{table}` | {n} |" for table, n in counts]
+    for stem, columns in COLUMNS.items():
+        lines += ["", f"## `{stem}.{fmt}`", "", "| column | type | meaning |", "| --- | --- | --- |"]
+        lines += [f"| `{name}` | {kind} | {meaning} |" for name, kind, meaning in columns]
+    lines += ["", "## Notes", "",
+              "- A ruling is identified by its source, its date and its text with quotes, dashes, "
+              "whitespace and case folded: a ruling Scryfall serves for 13 cards is one row with 13 cards.",
+              "- Cards are Oracle cards (Scryfall `oracle_id`); translated printings are not cards.",
+              "- Rows are ordered by `ruling_id` (`rulings`) and by card name, then position (`card_rulings`)."]
+    if fmt == "csv":
+        lines.append("- CSV has no lists: `oracle_ids`, `card_names`, `translations` and `origins` hold JSON "
+                     "arrays as text; an empty list is `[]`.")
+    lines += ["- `manifest.json` lists every file with its rows, bytes and sha256.",
+              "", "## Sources and attribution", "", ATTRIBUTION, ""]
+    (folder / "datasheet.md").write_text("\n".join(lines), encoding="utf-8")
+
+
+def _iso(value) -> str:
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def write_manifest(folder: Path, fmt: str, run: dict, rows: dict[str, int]) -> None:
+    files = []
+    for name, count in [(f"{stem}.{fmt}", rows[stem]) for stem in FILES] + [("datasheet.md", None)]:
+        data = (folder / name).read_bytes()
+        files.append({"name": name, "rows": count, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    manifest = {"generator": GENERATOR, "casefile_version": __version__, "dataset": "rulings", "format": fmt,
+                "sync_run": {k: _iso(v) if v is not None else None for k, v in run.items()}, "files": files}
+    (folder / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n",
+                                          encoding="utf-8")
+
+
+def swap_into_place(tmp: Path, out: Path) -> None:
+    """Rename the finished folder to ``out``; a previous export is moved aside first, then removed."""
+    if not out.exists():
+        os.rename(tmp, out)
+        return
+    old = _sibling(out, "old")
+    os.rename(out, old)
+    try:
+        os.rename(tmp, out)
+    except BaseException:
+        os.rename(old, out)
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,68 @@
+-- Report "sets": one row per set of the warehouse's printings.
+-- Cards are Oracle cards (distinct oracle_id), never translated printings. A card printed at two
+-- rarities in one set counts under both rarities. Colors come from card.colors: no color is
+-- colorless, one color counts under it, two or more count as multicolored; unknown (NULL) colors
+-- count in no color column.
+WITH set_card AS (
+    SELECT DISTINCT set_code, oracle_id FROM printing
+),
+card_rulings AS (
+    SELECT c.oracle_id, c.colors, c.cmc, count(cr.ruling_id) AS rulings
+    FROM card AS c LEFT JOIN card_ruling AS cr USING (oracle_id)
+    GROUP BY c.oracle_id, c.colors, c.cmc
+),
+per_set AS (
+    SELECT sc.set_code,
+           count(*)                                                AS cards,
+           count(*) FILTER (WHERE len(k.colors) = 0)               AS colorless,
+           count(*) FILTER (WHERE k.colors = ['W'])                AS white,
+           count(*) FILTER (WHERE k.colors = ['U'])                AS blue,
+           count(*) FILTER (WHERE k.colors = ['B'])                AS black,
+           count(*) FILTER (WHERE k.colors = ['R'])                AS red,
+           count(*) FILTER (WHERE k.colors = ['G'])                AS green,
+           count(*) FILTER (WHERE len(k.colors) >= 2)              AS multicolored,
+           avg(k.cmc)                                              AS avg_mana_value,
+           sum(k.rulings) / count(*)                               AS rulings_per_card,
+           count(*) FILTER (WHERE k.rulings > 0) / count(*)        AS with_rulings
+    FROM set_card AS sc JOIN card_rulings AS k USING (oracle_id)
+    GROUP BY sc.set_code
+),
+per_set_printing AS (
+    SELECT set_code,
+           count(*)                                                  AS printings,
+           count(DISTINCT lang)                                      AS languages,
+           count(DISTINCT oracle_id) FILTER (WHERE rarity = 'common')   AS common,
+           count(DISTINCT oracle_id) FILTER (WHERE rarity = 'uncommon') AS uncommon,
+           count(DISTINCT oracle_id) FILTER (WHERE rarity = 'rare')     AS rare,
+           count(DISTINCT oracle_id) FILTER (WHERE rarity = 'mythic')   AS mythic,
+           count(DISTINCT oracle_id) FILTER (WHERE rarity = 'special')  AS special,
+           count(DISTINCT oracle_id) FILTER (WHERE rarity = 'bonus')    AS bonus
+    FROM printing
+    GROUP BY set_code
+),
+-- The share of a set's distinct rulings that have a French translation (ruling_translation).
+per_set_ruling AS (
+    SELECT sr.set_code,
+           count(*)                                          AS rulings,
+           count(*) FILTER (WHERE t.ruling_id IS NOT NULL)   AS rulings_fr
+    FROM (SELECT DISTINCT sc.set_code, cr.ruling_id
+          FROM set_card AS sc JOIN card_ruling AS cr USING (oracle_id)) AS sr
+    LEFT JOIN (SELECT DISTINCT ruling_id FROM ruling_translation WHERE lang = 'fr') AS t USING (ruling_id)
+    GROUP BY sr.set_code
+)
+SELECT s.set_code                                   AS "set",
+       cs.name                                      AS set_name,
+       s.cards,
+       p.printings,
+       p.languages,
+       p.common, p.uncommon, p.rare, p.mythic, p.special, p.bonus,
+       s.colorless, s.white, s.blue, s.black, s.red, s.green, s.multicolored,
+       round(s.avg_mana_value, 2)                   AS avg_mana_value,
+       round(s.rulings_per_card, 2)                 AS rulings_per_card,
+       round(100 * s.with_rulings, 1)               AS cards_with_rulings_pct,
+       coalesce(round(100 * r.rulings_fr / r.rulings, 1), 0.0) AS rulings_fr_pct
+FROM per_set AS s
+JOIN per_set_printing AS p USING (set_code)
+LEFT JOIN card_set AS cs USING (set_code)
+LEFT JOIN per_set_ruling AS r USING (set_code)
+ORDER BY s.set_code;

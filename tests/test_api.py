@@ -1,0 +1,63 @@
+"""pipeline.api: rulings() and cards() as DataFrames, from a read-only connection."""
+
+import json
+
+import duckdb
+import pandas as pd
+import pytest
+
+from pipeline import api
+from pipeline.errors import ConfigError
+
+from conftest import FIXTURES
+
+REFERENCE = json.loads((FIXTURES / "reference" / "case_cards.json").read_text("utf-8"))
+
+
+def test_rulings_one_row_per_distinct_ruling(sample_data_dir):
+    frame = api.rulings(sample_data_dir)
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame.columns) == ["ruling_id", "source", "published_at", "text", "card_count", "oracle_ids",
+                                   "card_names", "translations", "origins", "sightings"]
+    assert len(frame) == 40 and frame["ruling_id"].is_unique
+    assert list(frame["ruling_id"]) == sorted(frame["ruling_id"])
+    assert frame["card_count"].sum() == 153
+    assert sorted(frame["card_count"].value_counts().items()) == [(1, 26), (2, 5), (13, 9)]
+    falcon = frame[frame["card_names"].map(lambda names: "Case of the Filched Falcon" in list(names))]
+    assert len(falcon) == next(c["rulings_count"] for c in REFERENCE if c["name"] == "Case of the Filched Falcon")
+
+
+def test_cards_one_row_per_oracle_card(sample_data_dir):
+    frame = api.cards(sample_data_dir)
+    assert len(frame) == 15 and frame["oracle_id"].is_unique
+    assert list(frame["name"]) == sorted(c["name"] for c in REFERENCE)
+    by_name = frame.set_index("name")
+    for card in REFERENCE:
+        row = by_name.loc[card["name"]]
+        assert row["rulings"] == card["rulings_count"], card["name"]
+        assert row["cmc"] == card["mana_value"] and list(row["colors"]) == card["colors"]
+        assert set(row["sets"]) >= {p["set_code"] for p in card["printings"]}
+    assert frame["printings"].sum() == 107
+    assert list(by_name.loc["Case of the Shifting Visage", "languages"]) == ["de", "en", "fr", "it", "ja"]
+
+
+def test_default_data_dir_comes_from_the_environment(sample_data_dir, monkeypatch):
+    monkeypatch.setenv("CASEFILE_DATA_DIR", str(sample_data_dir))
+    assert len(api.cards()) == 15 and len(api.rulings()) == 40
+
+
+def test_no_warehouse_raises_a_config_error(data_dir):
+    with pytest.raises(ConfigError, match="casefile sync"):
+        api.rulings(data_dir)
+
+
+def test_the_connection_is_closed_before_returning(warehouse_copy):
+    data = warehouse_copy()
+    before = (data / "warehouse" / "casefile.duckdb").read_bytes()
+    api.rulings(data)
+    api.cards(data)
+    assert (data / "warehouse" / "casefile.duckdb").read_bytes() == before
+    # DuckDB refuses a second configuration of a file still open in this process: a writer opens
+    # at once only if no connection of the API is left open
+    con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"))
+    con.close()

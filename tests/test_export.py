@@ -1,0 +1,202 @@
+"""casefile export rulings: files that read back, identical bytes, a folder replaced whole or not at all."""
+
+import hashlib
+import json
+
+import duckdb
+import pytest
+
+from pipeline import export as export_module
+from pipeline.cli import main
+from pipeline.export import export_rulings
+
+READERS = {"csv": "read_csv", "jsonl": "read_json", "parquet": "read_parquet"}
+
+
+def warehouse_of(data):
+    return data / "warehouse" / "casefile.duckdb"
+
+
+def scalar(data, sql):
+    con = duckdb.connect(str(warehouse_of(data)), read_only=True)
+    try:
+        return con.execute(sql).fetchone()[0]
+    finally:
+        con.close()
+
+
+def read_back(path, fmt):
+    con = duckdb.connect()
+    try:
+        cursor = con.execute(f"SELECT * FROM {READERS[fmt]}($path)", {"path": str(path)})
+        columns = [d[0] for d in cursor.description]
+        return [dict(zip(columns, row)) for row in cursor.fetchall()]
+    finally:
+        con.close()
+
+
+def files_of(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def run_export(data, out, *args):
+    return main(["--data-dir", str(data), "export", "rulings", "--out", str(out), *args])
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_every_format_reads_back_with_the_warehouse_row_counts(sample_data_dir, tmp_path, capsys, fmt):
+    out = tmp_path / "export"
+    assert run_export(sample_data_dir, out, "--format", fmt) == 0
+    run_id = scalar(sample_data_dir, "SELECT run_id FROM sync_run")
+    assert capsys.readouterr().out == (f"exported rulings to {out} ({fmt}): 40 rulings, 153 card-ruling links; "
+                                       f"from run {run_id}\n")
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [f"rulings.{fmt}", f"card_rulings.{fmt}", "datasheet.md", "manifest.json"])
+    rulings = read_back(out / f"rulings.{fmt}", fmt)
+    links = read_back(out / f"card_rulings.{fmt}", fmt)
+    assert len(rulings) == scalar(sample_data_dir, "SELECT count(*) FROM ruling") == 40
+    assert len(links) == scalar(sample_data_dir, "SELECT count(*) FROM card_ruling") == 153
+    assert [r["ruling_id"] for r in rulings] == sorted(r["ruling_id"] for r in rulings)
+
+    def as_list(value):  # CSV holds lists as JSON text
+        return json.loads(value) if isinstance(value, str) else list(value)
+
+    shared = [r for r in rulings if r["card_count"] == 13]
+    assert len(shared) == 9  # the general Case rulings, on all 13 cards with rulings
+    for r in rulings:
+        names, ids = as_list(r["card_names"]), as_list(r["oracle_ids"])
+        assert len(names) == len(ids) == r["card_count"] and names == sorted(names)
+        assert as_list(r["origins"]) == ["scryfall-api"] and as_list(r["translations"]) == []
+    assert sum(r["sightings"] for r in rulings) == scalar(sample_data_dir, "SELECT count(*) FROM ruling_sighting")
+    assert sum(r["card_count"] for r in rulings) == len(links)
+    assert {(l["oracle_id"], l["ruling_id"]) for l in links} == {
+        (o, i) for r in rulings for o, i in zip(as_list(r["oracle_ids"]), [r["ruling_id"]] * r["card_count"])}
+
+
+def test_manifest_lists_files_rows_and_checksums(sample_data_dir, tmp_path):
+    out = tmp_path / "export"
+    result = export_rulings(warehouse_of(sample_data_dir), out, "parquet")
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    assert manifest["generator"] == "casefile export" and manifest["format"] == "parquet"
+    assert manifest["sync_run"]["run_id"] == result.run_id
+    assert manifest["sync_run"]["query"] == 'type:"Case"'
+    assert [(f["name"], f["rows"]) for f in manifest["files"]] == [
+        ("rulings.parquet", 40), ("card_rulings.parquet", 153), ("datasheet.md", None)]
+    for entry in manifest["files"]:
+        data = (out / entry["name"]).read_bytes()
+        assert entry["bytes"] == len(data) and entry["sha256"] == hashlib.sha256(data).hexdigest()
+
+
+def test_datasheet_explains_every_column_and_names_run_and_sources(sample_data_dir, tmp_path):
+    out = tmp_path / "export"
+    result = export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    sheet = (out / "datasheet.md").read_text("utf-8")
+    for stem in ("rulings", "card_rulings"):
+        con = duckdb.connect()
+        columns = [d[0] for d in con.execute("SELECT * FROM read_csv($p) LIMIT 0",
+                                             {"p": str(out / f"{stem}.csv")}).description]
+        con.close()
+        for column in columns:
+            assert f"| `{column}` |" in sheet, column
+    assert f"sync run `{result.run_id}`" in sheet and '`type:"Case"`' in sheet
+    assert "| `rulings.csv` | 40 |" in sheet and "| `card_rulings.csv` | 153 |" in sheet
+    assert "| `ruling_translation` | 0 |" in sheet
+    assert "Scryfall" in sheet and "Wizards of the Coast Fan Content Policy" in sheet
+    assert "JSON arrays" in sheet
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_exporting_the_same_warehouse_twice_gives_identical_bytes(sample_data_dir, tmp_path, fmt):
+    first, second = tmp_path / "first", tmp_path / "second"
+    export_rulings(warehouse_of(sample_data_dir), first, fmt)
+    export_rulings(warehouse_of(sample_data_dir), second, fmt)
+    assert files_of(first) == files_of(second)
+    before = files_of(first)
+    export_rulings(warehouse_of(sample_data_dir), first, fmt)  # over itself
+    assert files_of(first) == before
+
+
+def test_a_new_export_replaces_the_previous_one_whole(sample_data_dir, tmp_path):
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    export_rulings(warehouse_of(sample_data_dir), out, "parquet")
+    assert sorted(p.name for p in out.iterdir()) == ["card_rulings.parquet", "datasheet.md", "manifest.json",
+                                                      "rulings.parquet"]
+    assert [p.name for p in tmp_path.iterdir()] == ["export"]  # nothing left beside it
+
+
+def test_an_export_interrupted_midway_leaves_the_previous_one_intact(sample_data_dir, tmp_path, monkeypatch):
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    before = files_of(out)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    # the data files are written, then the datasheet step fails
+    monkeypatch.setattr(export_module, "write_datasheet", broken)
+    with pytest.raises(RuntimeError, match="disk full"):
+        export_rulings(warehouse_of(sample_data_dir), out, "parquet")
+    assert files_of(out) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["export"]  # the temp folder is gone
+
+
+def test_an_export_interrupted_at_the_swap_puts_the_previous_one_back(sample_data_dir, tmp_path, monkeypatch):
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    before = files_of(out)
+    real_rename = export_module.os.rename
+    calls = []
+
+    def rename(src, dst):
+        calls.append((src, dst))
+        if len(calls) == 2:  # the old export is aside; putting the new one in place fails
+            raise OSError("interrupted")
+        real_rename(src, dst)
+
+    monkeypatch.setattr(export_module.os, "rename", rename)
+    with pytest.raises(OSError, match="interrupted"):
+        export_rulings(warehouse_of(sample_data_dir), out, "jsonl")
+    monkeypatch.undo()
+    assert files_of(out) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["export"]
+
+
+def test_a_folder_that_is_not_an_export_is_never_replaced(sample_data_dir, tmp_path, capsys):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    assert run_export(sample_data_dir, out) == 2
+    assert "not a casefile export" in capsys.readouterr().err
+    assert files_of(out) == {"notes.txt": b"keep me"}
+
+
+def test_out_that_is_a_file_is_a_usage_error(sample_data_dir, tmp_path, capsys):
+    target = tmp_path / "file"
+    target.write_text("x")
+    assert run_export(sample_data_dir, target) == 2
+    assert target.read_text() == "x"
+
+
+def test_export_without_a_warehouse_says_what_to_do(data_dir, tmp_path, capsys):
+    assert run_export(data_dir, tmp_path / "export") == 78
+    assert "casefile sync" in capsys.readouterr().err
+    assert not (tmp_path / "export").exists()
+
+
+def test_translations_reach_the_dataset(warehouse_copy, tmp_path):
+    # test-only row on a copy: a French translation of one ruling, from the listeblanche origin
+    data = warehouse_copy("INSERT INTO ruling_translation SELECT ruling_id, 'fr', 'listeblanche', 'Texte.', false "
+                          "FROM ruling ORDER BY ruling_id LIMIT 1")
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(data), out, "jsonl")
+    rows = read_back(out / "rulings.jsonl", "jsonl")
+    assert rows[0]["translations"] == [{"lang": "fr", "origin": "listeblanche", "text": "Texte.",
+                                        "machine_translated": False}]
+    assert all(r["translations"] == [] for r in rows[1:])
+
+
+def test_the_warehouse_is_not_changed_by_an_export(sample_data_dir, tmp_path):
+    before = warehouse_of(sample_data_dir).read_bytes()
+    export_rulings(warehouse_of(sample_data_dir), tmp_path / "export", "parquet")
+    assert warehouse_of(sample_data_dir).read_bytes() == before

@@ -1,0 +1,361 @@
+"""casefile report: the wiki's color box, set statistics, rulings counts, --query, HTML pages."""
+
+import json
+import re
+from html.parser import HTMLParser
+
+import duckdb
+import pytest
+from lxml import etree, html as lxml_html
+
+from pipeline.cli import main, main_group
+from pipeline.report import REPORT_NAMES, wiki_share
+
+from conftest import FIXTURES
+
+REFERENCE = json.loads((FIXTURES / "reference" / "case_cards.json").read_text("utf-8"))
+WIKI_PAGE = next((FIXTURES / "seeds").glob("000_*.txt")).read_text("utf-8")
+SCRIPT = "<script>alert(1)</script>"
+
+
+@pytest.fixture
+def synced(sample_data_dir):
+    return sample_data_dir
+
+
+@pytest.fixture
+def copy_of(warehouse_copy):
+    return warehouse_copy
+
+
+def report(data, capsys, *args):
+    code = main(["--data-dir", str(data), "report", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# --- colors: the MTG wiki's Statistics box -------------------------------------------------------
+
+def wiki_statistics_box() -> list[str]:
+    """'15 cards 6.7% 20% ...' from the wiki page text (seed 000): the total, then six shares."""
+    line = next(l for l in WIKI_PAGE.splitlines() if l.startswith("Statistics"))
+    match = re.fullmatch(r"Statistics\s+(\d+ cards)((?: [\d.]+%)+)", line.strip())
+    assert match, line
+    return [match.group(1), *match.group(2).split()]
+
+
+def test_the_reference_cards_explain_each_figure_of_the_wiki_box():
+    # colorless, W, U, B, R, G: 1, 3, 4, 2, 3, 2 of the 15 reference cards give the wiki's figures
+    counts = [sum(1 for c in REFERENCE if c["colors"] == []),
+              *(sum(1 for c in REFERENCE if c["colors"] == [color]) for color in "WUBRG")]
+    assert counts == [1, 3, 4, 2, 3, 2]
+    assert [f"{len(REFERENCE)} cards", *(wiki_share(n, len(REFERENCE)) for n in counts)] == wiki_statistics_box()
+
+
+def test_colors_report_prints_the_wiki_box_with_labels(synced, capsys):
+    code, out, err = report(synced, capsys, "colors")
+    assert code == 0, err
+    assert out == ('statistics   cards     colorless  white  blue   black  red  green\n'
+                   '-----------  --------  ---------  -----  -----  -----  ---  -----\n'
+                   'type:"Case"  15 cards  6.7%       20%    26.7%  13.3%  20%  13.3%\n'
+                   '(1 row)\n')
+    figures = re.split(r"\s{2,}", out.splitlines()[2])[1:]
+    assert figures == wiki_statistics_box()
+
+
+def test_colors_report_in_csv_and_json(synced, capsys):
+    assert report(synced, capsys, "colors", "--format", "csv")[1] == (
+        "statistics,cards,colorless,white,blue,black,red,green\n"
+        '"type:""Case""",15 cards,6.7%,20%,26.7%,13.3%,20%,13.3%\n')
+    assert json.loads(report(synced, capsys, "colors", "--format", "json")[1]) == [
+        {"statistics": 'type:"Case"', "cards": "15 cards", "colorless": "6.7%", "white": "20%", "blue": "26.7%",
+         "black": "13.3%", "red": "20%", "green": "13.3%"}]
+
+
+@pytest.mark.parametrize("count,total,expected", [
+    (1, 15, "6.7%"), (3, 15, "20%"), (4, 15, "26.7%"), (2, 15, "13.3%"), (0, 15, "0%"), (15, 15, "100%"),
+    (1, 16, "6.3%"), (1, 3, "33.3%"), (2, 3, "66.7%"), (1, 8, "12.5%"), (0, 0, "")])
+def test_wiki_share_rounds_to_one_decimal_half_up_without_trailing_zero(count, total, expected):
+    assert wiki_share(count, total) == expected
+
+
+def test_a_multicolored_card_counts_once_in_its_own_column(copy_of, capsys):
+    # test-only change of a copy: one white card made white-blue, to exercise the multicolored rule
+    data = copy_of("UPDATE card SET colors = ['W', 'U'] WHERE name = 'Case of the Gateway Express'")
+    code, out, _ = report(data, capsys, "colors", "--format", "csv")
+    assert code == 0
+    assert out == ("statistics,cards,colorless,white,blue,black,red,green,multicolored\n"
+                   '"type:""Case""",15 cards,6.7%,13.3%,26.7%,13.3%,20%,13.3%,6.7%\n')
+
+
+def test_cards_with_unknown_colors_count_in_the_total_only(copy_of, capsys):
+    data = copy_of("UPDATE card SET colors = NULL WHERE name = 'Case of the Shattered Pact'")
+    out = report(data, capsys, "colors", "--format", "csv")[1]
+    assert out.splitlines() == ["statistics,cards,colorless,white,blue,black,red,green,unknown",
+                                '"type:""Case""",15 cards,0%,20%,26.7%,13.3%,20%,13.3%,6.7%']
+
+
+# --- sets ----------------------------------------------------------------------------------------
+
+def sets_rows(data, capsys):
+    code, out, err = report(data, capsys, "sets", "--format", "json")
+    assert code == 0, err
+    return {row["set"]: row for row in json.loads(out)}
+
+
+def test_sets_counts_oracle_cards_not_translated_printings(synced, capsys):
+    rows = sets_rows(synced, capsys)
+    assert sorted(rows) == ["MKC", "MKM", "PMKM", "YMKM"]
+    # the reference lists, per card, the sets it was printed in (English printings)
+    expected_cards = {}
+    for card in REFERENCE:
+        for code in {p["set_code"] for p in card["printings"]}:
+            expected_cards[code] = expected_cards.get(code, 0) + 1
+    assert {code: row["cards"] for code, row in rows.items()} == expected_cards
+    con = duckdb.connect(str(synced / "warehouse" / "casefile.duckdb"), read_only=True)
+    try:
+        printings = dict(con.execute("SELECT set_code, count(*) FROM printing GROUP BY ALL").fetchall())
+        languages = dict(con.execute("SELECT set_code, count(DISTINCT lang) FROM printing GROUP BY ALL").fetchall())
+    finally:
+        con.close()
+    assert {code: row["printings"] for code, row in rows.items()} == printings
+    assert {code: row["languages"] for code, row in rows.items()} == languages
+    assert rows["MKM"]["printings"] > rows["MKM"]["cards"] and rows["MKM"]["languages"] == 8
+
+
+def test_sets_colors_rarities_mana_value_and_rulings_per_set(synced, capsys):
+    rows = sets_rows(synced, capsys)
+    for code, row in rows.items():
+        colors = ("colorless", "white", "blue", "black", "red", "green", "multicolored")
+        assert sum(row[c] for c in colors) == row["cards"], code
+        assert sum(row[r] for r in ("common", "uncommon", "rare", "mythic", "special", "bonus")) >= row["cards"]
+    mkm = [c for c in REFERENCE if any(p["set_code"] == "MKM" for p in c["printings"])]
+    assert rows["MKM"]["avg_mana_value"] == round(sum(c["mana_value"] for c in mkm) / len(mkm), 2)
+    assert rows["MKM"]["rulings_per_card"] == round(sum(c["rulings_count"] for c in mkm) / len(mkm), 2)
+    assert rows["MKM"]["uncommon"] == sum(1 for c in mkm if c["rarity"] == "uncommon")
+    assert rows["MKM"]["rare"] == sum(1 for c in mkm if c["rarity"] == "rare")
+    # the two Alchemy cards have no rulings in the sample
+    assert rows["YMKM"]["cards_with_rulings_pct"] == 0.0 and rows["MKM"]["cards_with_rulings_pct"] == 100.0
+
+
+def test_sets_report_no_french_translation_is_zero_percent_not_missing(synced, capsys):
+    rows = sets_rows(synced, capsys)
+    assert {row["rulings_fr_pct"] for row in rows.values()} == {0.0}
+
+
+def test_sets_report_counts_french_translations(copy_of, capsys):
+    data = copy_of("INSERT INTO ruling_translation SELECT ruling_id, 'fr', 'listeblanche', 'texte', false "
+                   "FROM (SELECT DISTINCT cr.ruling_id FROM card_ruling cr JOIN card c USING (oracle_id) "
+                   "WHERE c.name = 'Case of the Shifting Visage')")
+    rows = sets_rows(data, capsys)
+    assert rows["MKC"]["rulings_fr_pct"] == 100.0  # MKC's one card is Case of the Shifting Visage
+    assert 0 < rows["MKM"]["rulings_fr_pct"] < 100
+
+
+# --- rulings -------------------------------------------------------------------------------------
+
+def test_rulings_report_on_the_sample(synced, capsys):
+    code, out, _ = report(synced, capsys, "rulings", "--format", "csv")
+    assert code == 0
+    def same_sentence(text):  # the reference's copies differ in quotes, dashes and case only
+        text = re.sub(r"[“”\"’']", "", text).lower().replace("—", "-")
+        return " ".join(text.split())
+
+    texts, sharing = {}, {}
+    for card in REFERENCE:
+        for r in card["rulings"]:
+            texts.setdefault(same_sentence(r["text"]), set()).add(card["name"])
+    for cards in texts.values():
+        sharing[len(cards)] = sharing.get(len(cards), 0) + 1
+    assert sharing == {1: 26, 2: 5, 13: 9}  # what the reference says, independent of the warehouse
+    assert out == ("measure,value,count\n"
+                   "rulings by source,wotc,40\n"
+                   "rulings by date,2024-02-02,40\n"
+                   "rulings by cards sharing them,1,26\n"
+                   "rulings by cards sharing them,2,5\n"
+                   "rulings by cards sharing them,13,9\n"
+                   "sightings by origin,scryfall-api,153\n"
+                   "rulings seen on one origin only,scryfall-api,40\n")
+
+
+def test_rulings_seen_on_a_second_origin(copy_of, capsys):
+    # test-only row: the wiki's Case page (seed 000) states this ruling too
+    wiki_text = "Once a Case becomes solved, it stays solved until it leaves the battlefield."
+    assert f"• {wiki_text}" in WIKI_PAGE
+    data = copy_of("INSERT INTO ruling_sighting SELECT 'stest', ruling_id, 'test-doc', 'mtgwiki', NULL, 9, 'en', "
+                   "$text, NULL, NULL, [] FROM ruling WHERE text = $text", params={"text": wiki_text})
+    rows = report(data, capsys, "rulings", "--format", "csv")[1].splitlines()
+    assert "sightings by origin,mtgwiki,1" in rows
+    assert "rulings seen on one origin only,scryfall-api,39" in rows
+    assert "rulings seen on several origins,2 origins,1" in rows
+
+
+# --- --query and errors --------------------------------------------------------------------------
+
+def test_query_of_the_latest_run_is_accepted(synced, capsys):
+    assert report(synced, capsys, "colors", "--query", 'type:"Case"', "--format", "csv")[0] == 0
+
+
+def test_a_query_the_warehouse_lacks_is_a_usage_error(synced, capsys):
+    code, out, err = report(synced, capsys, "sets", "--query", "set:mkm")
+    assert code == 2 and out == ""
+    assert 'holds no cards of that query (it holds: type:"Case")' in err
+
+
+def test_a_warehouse_of_several_queries_reports_all_cards_or_one_query(copy_of, capsys):
+    # test-only rows: a second query whose current view holds the MKM cards
+    data = copy_of("INSERT INTO sync_run (run_id, status, mode, query) "
+                   "VALUES ('20991231T000000.000000Z', 'no_changes', 'offline', 'set:mkm')",
+                   "INSERT INTO query_card SELECT DISTINCT 'set:mkm', oracle_id FROM printing WHERE set_code = 'MKM'")
+    code, out, err = report(data, capsys, "colors", "--format", "csv")
+    assert code == 0
+    assert out.splitlines()[1].startswith('"set:mkm + type:""Case""",15 cards,')
+    assert "2 queries" in err and "covers all of them" in err
+    code, out, err = report(data, capsys, "colors", "--query", "set:mkm", "--format", "csv")
+    assert code == 0 and err == ""
+    # the 12 MKM cards: colorless 1, W 3, U 2, B 2, R 2, G 2
+    assert out.splitlines()[1] == "set:mkm,12 cards,8.3%,25%,16.7%,16.7%,16.7%,16.7%"
+    code, out, _ = report(data, capsys, "sets", "--query", "set:mkm", "--format", "csv")
+    assert [line.split(",")[0] for line in out.splitlines()[1:]] == ["MKM", "PMKM"]
+
+
+def test_report_without_a_warehouse_says_what_to_do(data_dir, capsys):
+    code, _, err = report(data_dir, capsys, "sets")
+    assert code == 78 and "casefile sync" in err
+
+
+def test_all_in_csv_is_a_usage_error(synced, capsys):
+    code, _, err = report(synced, capsys, "all", "--format", "csv")
+    assert code == 2 and "one report" in err
+
+
+def test_all_prints_each_report_under_its_title(synced, capsys):
+    out = report(synced, capsys, "all", "--format", "markdown")[1]
+    assert [l for l in out.splitlines() if l.startswith("### ")] == [
+        "### Set statistics", "### Statistics by color", "### Rulings"]
+    assert set(json.loads(report(synced, capsys, "all", "--format", "json")[1])) == {"sets", "colors", "rulings"}
+
+
+def test_cli_choices_are_the_reports():
+    param = next(p for p in main_group.commands["report"].params if p.name == "name")
+    assert tuple(param.type.choices) == REPORT_NAMES
+
+
+def test_out_writes_the_file_and_says_so(synced, tmp_path, capsys):
+    target = tmp_path / "reports" / "colors.md"
+    code, out, _ = report(synced, capsys, "colors", "--format", "markdown", "--out", str(target))
+    assert code == 0 and out == f"wrote {target} (colors report, markdown)\n"
+    assert target.read_text("utf-8").startswith("| statistics | cards |")
+    assert [p.name for p in target.parent.iterdir()] == ["colors.md"]  # no temp file left behind
+
+
+# --- HTML ----------------------------------------------------------------------------------------
+
+class TagBalance(HTMLParser):
+    """Checks that every element is closed in order (void elements aside)."""
+
+    VOID = {"meta", "br", "hr", "img", "input", "link"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.errors, self.tags = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack.pop() != tag:
+            self.errors.append(tag)
+
+
+def check_page(text: str) -> lxml_html.HtmlElement:
+    balance = TagBalance()
+    balance.feed(text)
+    balance.close()
+    assert balance.errors == [] and balance.stack == []
+    etree.fromstring(text.split("\n", 1)[1].encode("utf-8"))  # well-formed as XML too (after the doctype)
+    lowered = text.lower()
+    for outside in ("<script", "src=", "<link", "url(", "@import", "<iframe"):
+        assert outside not in lowered, outside  # self-contained: nothing loaded, no JavaScript
+    return lxml_html.fromstring(text)
+
+
+def test_html_page_of_all_reports_has_tables_and_svg_charts(synced, tmp_path, capsys):
+    target = tmp_path / "report.html"
+    assert report(synced, capsys, "all", "--format", "html", "--out", str(target))[0] == 0
+    text = target.read_text("utf-8")
+    doc = check_page(text)
+    assert [h.text_content() for h in doc.iter("h2")] == ["Set statistics", "Statistics by color", "Rulings"]
+    charts = [svg.find("title").text for svg in doc.iter("svg")]
+    assert charts == ["Cards by color per set", "Cards by rarity per set", "Cards by color", "Rulings per card"]
+    assert len(doc.findall(".//table")) == 4
+    assert [h.text_content() for h in doc.iter("h3")][-1] == "Rulings seen on one origin only"
+    one_origin = doc.findall(".//table")[-1]
+    assert len(one_origin.findall(".//tbody/tr")) == 40  # the sample has one origin: every ruling
+    per_card = next(svg for svg in doc.iter("svg") if svg.find("title").text == "Rulings per card")
+    assert "Case of the Filched Falcon" in [t.text for t in per_card.iter("text")]
+    assert "Wizards of the Coast Fan Content Policy" in text
+
+
+def test_html_escapes_text_from_the_data(copy_of, capsys):
+    # test-only copy: a ruling and a card name carrying markup, which must show as text
+    data = copy_of(f"UPDATE ruling SET text = text || ' {SCRIPT}' WHERE ruling_id = "
+                   "(SELECT min(ruling_id) FROM ruling)",
+                   f"UPDATE card SET name = '{SCRIPT} & co' WHERE name = 'Case of the Filched Falcon'")
+    code, text, err = report(data, capsys, "all", "--format", "html")
+    assert code == 0, err
+    assert "<script" not in text.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    doc = check_page(text)
+    assert len(list(doc.iter("svg"))) == 4
+    cells = [td.text_content() for td in doc.iter("td")]
+    assert any(c.endswith(SCRIPT) for c in cells)  # shown as text in the table of rulings
+    labels = [t.text for svg in doc.iter("svg") for t in svg.iter("text")]
+    assert f"{SCRIPT} & co" in labels  # and as a chart label
+
+
+def test_html_names_the_run_and_is_the_same_for_the_same_warehouse(synced, capsys):
+    con = duckdb.connect(str(synced / "warehouse" / "casefile.duckdb"), read_only=True)
+    run_id = con.execute("SELECT run_id FROM sync_run").fetchone()[0]
+    con.close()
+    first = report(synced, capsys, "sets", "--format", "html")[1]
+    assert f'query type:&quot;Case&quot; · latest run {run_id}' in first
+    assert first == report(synced, capsys, "sets", "--format", "html")[1]
+
+
+def test_html_format_of_the_shared_formatter_escapes_headers_and_cells():
+    from pipeline.formats import render
+
+    assert render(["name", "a<b"], [("x & <y>", 2), (None, 1.5)], "html") == (
+        "<table>\n<thead><tr><th>name</th><th>a&lt;b</th></tr></thead>\n<tbody>\n"
+        '<tr><td>x &amp; &lt;y&gt;</td><td class="num">2</td></tr>\n'
+        '<tr><td></td><td class="num">1.5</td></tr>\n'
+        "</tbody>\n</table>\n")
+
+
+def test_rulings_report_on_the_whole_sample(sample_warehouse, capsys):
+    """With the wiki and card pages: 5 wiki-only rulings (undated, on no card), every WotC
+    ruling seen on three origins (nine of them on the wiki too)."""
+    code, out, _ = report(sample_warehouse, capsys, "rulings", "--format", "csv")
+    assert code == 0
+    assert out == ("measure,value,count\n"
+                   "rulings by source,mtgwiki,5\n"
+                   "rulings by source,wotc,40\n"
+                   "rulings by date,2024-02-02,40\n"
+                   "rulings by date,undated,5\n"
+                   "rulings by cards sharing them,0,5\n"
+                   "rulings by cards sharing them,1,26\n"
+                   "rulings by cards sharing them,2,5\n"
+                   "rulings by cards sharing them,13,9\n"
+                   "sightings by origin,listeblanche,153\n"
+                   "sightings by origin,mtgwiki,14\n"
+                   "sightings by origin,scryfall-api,153\n"
+                   "sightings by origin,scryfall-page,153\n"
+                   "rulings seen on one origin only,mtgwiki,5\n"
+                   "rulings seen on several origins,3 origins,31\n"
+                   "rulings seen on several origins,4 origins,9\n")
