@@ -140,3 +140,31 @@ def test_a_page_whose_layout_changed_fails_the_run_and_changes_nothing(data_dir,
     # the rejected run stays out of later loads: the next sync loads cleanly
     assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 0
     assert "no changes" in capsys.readouterr().out
+
+
+def test_each_english_ruling_on_a_listeblanche_page_gets_one_french_translation(data_dir, tmp_path, capsys):
+    """No recorded page holds French ruling text, so this test gives one page of a copy of the
+    sample French copies that are plain markers ("[FR 0]", …), placed where the site puts its
+    translation: after each English original. Test-only: never in the bundled sample."""
+    run = tmp_path / "with-french"
+    shutil.copytree(ROOT / "data" / "raw" / "sample", run)
+    manifest = [json.loads(l) for l in (run / "manifest.jsonl").read_text().splitlines()]
+    [entry] = [e for e in manifest if e["origin"] == "listeblanche" and "shifting-visage" in e["url"]]
+    page = run / entry["path"]
+    html, count = page.read_text("utf-8"), iter(range(100))
+    html = re.sub(r"(<blockquote lang=\"en\">.*?</blockquote>)",
+                  lambda m: m.group(1) + f'\n<blockquote lang="fr"><p>[FR {next(count)}]</p></blockquote>', html, flags=re.S)
+    page.write_text(html, "utf-8")
+    assert main(["--data-dir", str(data_dir), "sync", "--offline", str(run)]) == 0
+    translations = rows(data_dir, """
+        SELECT t.ruling_id, t.lang, t.origin, t.text, t.machine_translated FROM ruling_translation t ORDER BY t.text""")
+    english = rows(data_dir, """SELECT DISTINCT s.ruling_id FROM ruling_sighting s
+                                WHERE s.origin = 'listeblanche' AND s.lang = 'en' AND s.doc_id = (
+                                    SELECT doc_id FROM ruling_sighting WHERE lang = 'fr' LIMIT 1)""")
+    assert len(english) == 16 and len(translations) == 16
+    assert {t[0] for t in translations} == {e[0] for e in english}  # exactly one per English ruling
+    assert all(t[1:3] == ("fr", "listeblanche") and t[4] is True for t in translations)
+    assert rows(data_dir, "SELECT count(*) FROM ruling") == [(45,)]  # no ruling counted twice
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "card", VISAGE]) == 0
+    assert "fr (listeblanche, machine translation): [FR " in capsys.readouterr().out
