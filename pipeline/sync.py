@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .build import build_state, current_runs, document_rows, run_row
+from .build import build_state, build_state_sql, current_runs, document_rows, run_row
+from .normalize.duck import SqlPathUnavailable
 from .config import DEFAULT_QUERY, Settings
 from .errors import CasefileError, SourceDataError, UsageError
 from .extract.replay import ReplayTransport
@@ -143,10 +144,20 @@ def _loaded_run_ids(con) -> set[str]:
     return {r[0] for r in con.execute("SELECT run_id FROM sync_run").fetchall()}
 
 
+def _build(con, store: RawStore, upto: list[RunInfo]):
+    """The SQL build when it applies (every Scryfall document readable by DuckDB, no page
+    sources), else the Python reference build; both give the same rows."""
+    try:
+        return build_state_sql(con, store, upto)
+    except SqlPathUnavailable as exc:
+        log.info("building in Python: %s", exc)
+        return build_state(store, upto)
+
+
 def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo) -> LoadResult:
     upto = [r for r in runs if r.run_id <= run.run_id]
     try:
-        state = build_state(store, upto)
+        state = _build(con, store, upto)
     except SourceDataError as exc:
         mark_rejected(run, str(exc))
         raise
@@ -154,7 +165,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo) -> LoadRe
     summary = counts.pop("_run")
     rows = {name: int(con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]) for name in state.tables}
     counts["_rows"] = rows
-    counts["_skipped"] = len(state.skipped)
+    counts["_skipped"] = state.skipped_count
     return LoadResult(run.run_id, summary["status"], summary["inserted"], summary["updated"], summary["removed"],
                       counts)
 

@@ -51,10 +51,14 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(path.read_text("utf-8"))
 
 
-def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
+def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame | str) -> None:
+    """Fill TEMP table stage_<table> from a DataFrame, or from a TEMP table the SQL build made."""
     stage = f"stage_{table}"
     con.execute(f"CREATE OR REPLACE TEMP TABLE {stage} AS SELECT * FROM {table} LIMIT 0")
-    if len(frame):
+    if isinstance(frame, str):
+        columns = ", ".join(f'"{d[0]}"' for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description)
+        con.execute(f"INSERT INTO {stage} BY NAME SELECT {columns} FROM {frame}")
+    elif len(frame):
         con.register("incoming", frame)
         try:
             con.execute(f"INSERT INTO {stage} BY NAME SELECT * FROM incoming")
@@ -62,7 +66,7 @@ def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> N
             con.unregister("incoming")
 
 
-def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, pd.DataFrame],
+def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, pd.DataFrame | str],
              documents: pd.DataFrame) -> dict[str, dict[str, int]]:
     """Merge one run's state into the warehouse in a single transaction; return per-table counts."""
     counts: dict[str, dict[str, int]] = {}
