@@ -59,6 +59,9 @@ class Settings:
     retry_after_max_s: float = 120.0
     # The largest body accepted. A /cards/search page of 175 cards is about 1 MiB.
     max_bytes: int = 32 * 1024 * 1024
+    # The largest bulk file accepted (streamed to disk, never held in memory). Scryfall's
+    # all_cards file is about 2.3 GB unpacked (2026); default_cards about 500 MB.
+    max_bulk_bytes: int = 8 * 1024 ** 3
     # Readers wait this long for a running sync to release the warehouse before exiting 75.
     reader_wait_s: float = 5.0
 
@@ -139,7 +142,8 @@ def from_env(env=None) -> Settings:
         number = _env_float(env, var)
         if number is not None:
             values[field_name] = number
-    for field_name, var in [("max_attempts", "CASEFILE_MAX_ATTEMPTS"), ("max_bytes", "CASEFILE_MAX_BYTES")]:
+    for field_name, var in [("max_attempts", "CASEFILE_MAX_ATTEMPTS"), ("max_bytes", "CASEFILE_MAX_BYTES"),
+                            ("max_bulk_bytes", "CASEFILE_MAX_BULK_BYTES")]:
         number = _env_float(env, var)
         if number is not None:
             values[field_name] = int(number)

@@ -144,14 +144,36 @@ class BodyFile:
         self._fh.seek(0)
         self._fh.truncate()
         self._start()
+        self._adopted = None
+
+    def adopt(self, source: Path, sha256: str, doc_id: str, size: int) -> None:
+        """Take an existing file of known hashes as the body (an offline replay): a hard link,
+        or a copy where links cannot be made; nothing is read again."""
+        self._fh.close()
+        self.tmp.unlink()
+        try:
+            os.link(source, self.tmp)
+        except OSError:
+            shutil.copyfile(source, self.tmp)
+        self._fh = open(self.tmp, "ab")
+        self.size = size
+        self._adopted = (sha256, doc_id)
 
     @property
     def sha256(self) -> str:
-        return self._sha.hexdigest()
+        return self._adopted[0] if getattr(self, "_adopted", None) else self._sha.hexdigest()
 
     @property
     def doc_id(self) -> str:
-        return self._doc.hexdigest()
+        return self._adopted[1] if getattr(self, "_adopted", None) else self._doc.hexdigest()
+
+    def head_and_tail(self, size: int = 64) -> tuple[bytes, bytes]:
+        """The first and last bytes written (to check a body's shape without reading it all)."""
+        self._fh.flush()
+        with open(self.tmp, "rb") as fh:
+            head = fh.read(size)
+            fh.seek(max(0, self.size - size))
+            return head, fh.read(size)
 
     def commit(self) -> Path:
         self._fh.flush()
@@ -211,6 +233,11 @@ class RunWriter:
         if not quarantined:
             self.entries.append(entry)
         return entry
+
+    def update_meta(self, changes: dict) -> None:
+        """Amend run.json while the run is written (the plan a sync chose once it knew)."""
+        self.meta = {**self.meta, **changes}
+        atomic_write(self.path / RUN_META, _json_bytes(self.meta))
 
     def body_file(self, origin: str, url: str, ext: str) -> BodyFile:
         """A file to stream a body into; hand it to ``save_file`` once complete."""

@@ -7,6 +7,7 @@ replays every complete run through the same build and load steps.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -16,10 +17,13 @@ from . import __version__
 from .build import build_state, build_state_sql, current_runs, document_rows, run_row
 from .normalize.duck import SqlPathUnavailable
 from .config import DEFAULT_QUERY, Settings
-from .errors import CasefileError, SourceDataError, UsageError
+from .errors import EXIT_UNAVAILABLE, EXIT_USAGE, CasefileError, SourceDataError, UsageError
 from .extract.replay import ReplayTransport
-from .extract.scryfall import ScryfallExtractor
-from .http import HttpClient, utc_now_iso
+from .extract import bulk as bulk_plans
+from .extract.bulk import BulkExtractor
+from .extract.scryfall import ScryfallExtractor, scryfall_error, search_url
+from .http import JSON_ACCEPT, HttpClient, json_body_check, utc_now_iso
+from .normalize import query as query_filter
 from .load.warehouse import load_run, open_writer, replace_file
 from .lock import SyncLock
 from .rawstore import RawStore, RunInfo, mark_rejected, read_run
@@ -76,9 +80,12 @@ def resolve_offline_source(value: str) -> RunInfo:
     return run
 
 
+BULK_MODES = ("auto", "always", "never")
+
+
 def sync(settings: Settings, *, query: str | None = None, offline: str | None = None,
          sources: list[str] | None = None, include_multilingual: bool | None = None,
-         progress=None) -> SyncResult:
+         progress=None, bulk: str = "auto") -> SyncResult:
     started = time.monotonic()
     store = RawStore(settings.raw_dir)
     with SyncLock(settings.lock_path):
@@ -92,6 +99,9 @@ def sync(settings: Settings, *, query: str | None = None, offline: str | None = 
                 include_multilingual = bool(recorded.get("include_multilingual"))
             sources = sources or [s for s in recorded.get("sources", ["api"]) if s in ALL_SOURCES]
             replay_of = "sample" if not offline else str(source_run.path)
+            bulk = "always" if recorded.get("plan") == "bulk" else "never"
+            if recorded.get("api_url"):
+                settings = settings.with_overrides(api_url=recorded["api_url"])
         else:
             transport = HttpClient(settings)
             mode = "live"
@@ -101,13 +111,24 @@ def sync(settings: Settings, *, query: str | None = None, offline: str | None = 
             replay_of = None
         if "api" not in sources:
             raise UsageError("--sources must include api: the web pages are matched to the cards it brings")
+        if bulk == "always":
+            query_filter.parse(query)  # a query the local filter cannot evaluate is refused up front
         meta = {"mode": mode, "query": query, "include_multilingual": include_multilingual,
                 "sources": sources, "api_url": settings.api_url, "casefile_version": __version__,
-                "replay_of": replay_of}
+                "replay_of": replay_of, "plan": "bulk" if bulk == "always" else "api"}
         writer = store.new_run(meta)
         log.info("run %s: %s sync of %s (sources: %s)", writer.run_id, mode, query, ",".join(sources))
         try:
-            ScryfallExtractor(transport, writer, settings, progress=progress).run(query, include_multilingual)
+            api = ScryfallExtractor(transport, writer, settings, progress=progress)
+            chosen, first, index = _choose_plan(settings, api, transport, writer, store, query,
+                                                include_multilingual, bulk, progress)
+            if chosen == "bulk":
+                BulkExtractor(transport, writer, settings, store, progress=progress).run(
+                    query, include_multilingual, index=index)
+            else:
+                api.run(query, include_multilingual, first=first)
+            if chosen != meta["plan"]:
+                writer.update_meta({"plan": chosen})
             traffic = _traffic(transport)
             writer.finish(traffic)
         except BaseException as exc:
@@ -127,6 +148,78 @@ def sync(settings: Settings, *, query: str | None = None, offline: str | None = 
                           requests=traffic["requests"], bytes=traffic["bytes"], documents=len(writer.entries),
                           duration_s=time.monotonic() - started, load=load, counts=counts, replay_of=replay_of,
                           skipped_records=load.tables.get("_skipped", 0))
+
+
+def _choose_plan(settings, api, transport, writer, store, query, include_multilingual, bulk, progress):
+    """Which plan a live sync takes (see ``plan``); returns (plan, first search page, bulk index)."""
+    if bulk == "always":
+        return "bulk", None, None
+    if bulk == "never":
+        return "api", None, None
+    try:
+        query_filter.parse(query)
+    except UsageError:
+        return "api", None, None  # the local filter cannot evaluate it: only the API can
+    first = api.first_page(query, include_multilingual)
+    if first.status != 200:
+        return "api", first, None  # the API extract reports Scryfall's error
+    by_api = bulk_plans.api_plan(settings, json.loads(first.body))
+    if by_api.requests < bulk_plans.AUTO_API_BELOW:
+        return "api", first, None
+    index = BulkExtractor(transport, writer, settings, store, progress=progress).index()
+    chosen = bulk_plans.choose(by_api, bulk_plans.bulk_plan(settings, index, include_multilingual))
+    if chosen.name == "bulk":
+        writer.save(first, "scryfall-api", "plan-probe")
+        return "bulk", None, index
+    return "api", first, None
+
+
+def plan(settings: Settings, *, query: str | None = None, include_multilingual: bool = False,
+         bulk: str = "auto") -> dict:
+    """What a sync would request, without syncing. Fetches only: the first search page (unless
+    ``bulk`` is always) and the ``/bulk-data`` index (with ``always``, or with ``auto`` when the
+    API plan needs AUTO_API_BELOW requests or more). Writes nothing."""
+    query = query or DEFAULT_QUERY
+    client = HttpClient(settings)
+    fetched: list[str] = []
+    by_api = by_bulk = None
+    try:
+        local = True
+        try:
+            query_filter.parse(query)
+        except UsageError as exc:
+            local = False
+            if bulk == "always":
+                raise
+            reason = str(exc)
+        if bulk != "always":
+            url = search_url(settings.api_url, query, include_multilingual)
+            pacing = [("api", settings.api_interval_s), ("api:search", settings.search_interval_s)]
+            response = client.get(url, pacing=pacing, accept=JSON_ACCEPT, check_body=json_body_check)
+            fetched.append(url)
+            if response.status != 200:
+                raise scryfall_error(url, response.status, response.body, EXIT_USAGE)
+            by_api = bulk_plans.api_plan(settings, json.loads(response.body))
+        if local and (bulk == "always" or (bulk == "auto" and by_api.requests >= bulk_plans.AUTO_API_BELOW)):
+            url = f"{settings.api_url}/bulk-data"
+            response = client.get(url, pacing=[("api", settings.api_interval_s)], accept=JSON_ACCEPT,
+                                  check_body=json_body_check)
+            fetched.append(url)
+            if response.status != 200:
+                raise scryfall_error(url, response.status, response.body, EXIT_UNAVAILABLE)
+            by_bulk = bulk_plans.bulk_plan(settings, bulk_plans.read_index(response.body, url), include_multilingual)
+    finally:
+        client.close()
+    chosen = by_bulk if bulk == "always" else by_api if bulk == "never" or by_bulk is None else \
+        bulk_plans.choose(by_api, by_bulk)
+    notes = []
+    if not local and bulk == "auto":
+        notes.append(f"bulk plan not possible: {reason}")
+    elif bulk == "auto" and by_bulk is None:
+        notes.append(f"API plan under {bulk_plans.AUTO_API_BELOW} requests: taken without asking for the bulk index")
+    return {"query": query, "bulk": bulk, "chosen": chosen.name, "fetched": fetched, "notes": notes,
+            "plans": {p.name: {"requests": p.requests, "bytes": p.bytes, "pacing_s": round(p.pacing_s, 3),
+                               "exact": p.exact, "detail": p.detail} for p in (by_api, by_bulk) if p is not None}}
 
 
 def _traffic(transport) -> dict:
@@ -205,4 +298,4 @@ def rebuild(settings: Settings) -> list[LoadResult]:
         return results
 
 
-__all__ = ["sync", "rebuild", "load_pending", "current_runs", "SyncResult"]
+__all__ = ["sync", "plan", "rebuild", "load_pending", "current_runs", "SyncResult", "BULK_MODES"]
