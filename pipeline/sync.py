@@ -266,7 +266,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo) -> LoadRe
 def load_pending(settings: Settings, store: RawStore) -> list[LoadResult]:
     """Load every complete run the warehouse has not recorded yet, oldest first."""
     runs = store.complete_runs()
-    con = open_writer(settings.warehouse_path)
+    con = open_writer(settings.warehouse_path, memory_limit_mb=settings.memory_limit_mb)
     try:
         loaded = _loaded_run_ids(con)
         return [_load_one(con, store, runs, run) for run in runs if run.run_id not in loaded]
@@ -287,7 +287,7 @@ def rebuild(settings: Settings) -> list[LoadResult]:
         for stale in (built, Path(str(built) + ".wal")):
             if stale.exists():
                 stale.unlink()
-        con = open_writer(built)
+        con = open_writer(built, memory_limit_mb=settings.memory_limit_mb)
         try:
             runs = store.complete_runs()
             results = [_load_one(con, store, runs, run) for run in runs]

@@ -29,7 +29,7 @@ def _is_lock_error(exc: Exception) -> bool:
     return "lock" in text and ("conflicting" in text or "could not set" in text or "being used" in text)
 
 
-def open_writer(path: Path, wait_s: float = 0.0) -> duckdb.DuckDBPyConnection:
+def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = None) -> duckdb.DuckDBPyConnection:
     path.parent.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + wait_s
     while True:
@@ -42,6 +42,9 @@ def open_writer(path: Path, wait_s: float = 0.0) -> duckdb.DuckDBPyConnection:
             if time.monotonic() >= deadline:
                 raise LockBusy(f"the warehouse {path} is in use by another process; try again later") from None
             time.sleep(0.2)
+    if memory_limit_mb:
+        con.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
+        con.execute("SET temp_directory = ?", [str(path.parent / ".tmp")])
     apply_schema(con)
     return con
 

@@ -4,22 +4,35 @@
 -- lower(), so the macros below give exactly what the Python functions give. Other texts go to
 -- the Python functions themselves (py_* functions registered by pipeline/normalize/duck.py).
 -- Whitespace is Python's: str.isspace() in the ASCII range is \t \n \x0b \x0c \r \x1c-\x1f and space.
+-- Each costly step is guarded by a cheap test of whether it changes anything: replace() and a
+-- regexp search are several times faster than translate() and a global regexp_replace.
 CREATE OR REPLACE TEMP MACRO cf_plain(t) AS
     NOT regexp_matches(t, '[^\x00-\x7F‘’‚‛′“”„‟«»‐‒–—―−]');
 CREATE OR REPLACE TEMP MACRO cf_fold(t) AS
-    translate(t, '‘’‚‛′“”„‟«»‐‒–—―−', '''''''''''""""""------');
+    CASE WHEN regexp_matches(t, '[‘’‚‛′“”„‟«»‐‒–—―−]')
+         THEN replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(
+              replace(replace(replace(replace(replace(t, '‘', ''''), '’', ''''), '‚', ''''), '‛', ''''), '′', ''''),
+              '“', '"'), '”', '"'), '„', '"'), '‟', '"'), '«', '"'), '»', '"'),
+              '‐', '-'), '‒', '-'), '–', '-'), '—', '-'), '―', '-'), '−', '-')
+         ELSE t END;
 CREATE OR REPLACE TEMP MACRO cf_spaces(t) AS
-    trim(regexp_replace(t, '[\t\n\x0B\f\r\x1C-\x1F ]+', ' ', 'g'));
+    CASE WHEN regexp_matches(t, '[\t\n\x0B\f\r\x1C-\x1F]|  |^ | $')
+         THEN trim(regexp_replace(t, '[\t\n\x0B\f\r\x1C-\x1F ]+', ' ', 'g'))
+         ELSE t END;
+CREATE OR REPLACE TEMP MACRO cf_symbols_plain(t) AS
+    contains(t, '{') AND regexp_matches(t, '\{[^{}\t\n\x0B\f\r\x1C-\x1F ]{1,12}\}');
 CREATE OR REPLACE TEMP MACRO cf_match_key(t) AS
     CASE WHEN cf_plain(t) THEN lower(cf_spaces(cf_fold(t))) ELSE py_match_key(t) END;
 CREATE OR REPLACE TEMP MACRO cf_canonical(t) AS
     CASE WHEN cf_plain(t) THEN cf_spaces(t) ELSE py_canonical_text(t) END;
 CREATE OR REPLACE TEMP MACRO cf_has_symbols(t) AS
-    CASE WHEN cf_plain(t) THEN regexp_matches(t, '\{[^{}\t\n\x0B\f\r\x1C-\x1F ]{1,12}\}') ELSE py_has_symbols(t) END;
--- symbol_free_key of a match key (where every run of whitespace is already one space).
+    CASE WHEN cf_plain(t) THEN cf_symbols_plain(t) ELSE py_has_symbols(t) END;
+-- symbol_free_key of a match key (where every run of whitespace is already one space, none at the ends).
 CREATE OR REPLACE TEMP MACRO cf_symbol_free_key(k) AS
-    regexp_replace(trim(regexp_replace(regexp_replace(k, '\{[^{} ]{1,12}\}', ' ', 'g'), ' +', ' ', 'g')),
-                   ' +([.,;:!?)\]])', '\1', 'g');
+    CASE WHEN contains(k, '{') OR regexp_matches(k, ' [.,;:!?)\]]')
+         THEN regexp_replace(trim(regexp_replace(regexp_replace(k, '\{[^{} ]{1,12}\}', ' ', 'g'), ' +', ' ', 'g')),
+                             ' +([.,;:!?)\]])', '\1', 'g')
+         ELSE k END;
 CREATE OR REPLACE TEMP MACRO cf_typographic_score(c) AS
     (CASE WHEN cf_has_symbols(c) THEN 2 ELSE 0 END) + (CASE WHEN regexp_matches(c, '[’“”]') THEN 1 ELSE 0 END);
 -- Helpers of pipeline/normalize/scryfall.py.
