@@ -119,7 +119,8 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, bulk, pla
             return
         click.echo(f"plan for {info['query']} (--bulk {info['bulk']}): {info['chosen']}")
         for name, p in info["plans"].items():
-            size = f"{p['bytes']:,} bytes" if p["bytes"] is not None else "size unknown"
+            size = "size unknown" if p["bytes"] is None else \
+                f"{'about ' if name == 'api' else ''}{p['bytes']:,} bytes"
             mark = "*" if name == info["chosen"] else " "
             click.echo(f"{mark} {name}: {'' if p['exact'] else 'about '}{p['requests']:,} requests, {size}, "
                        f"at least {p['pacing_s']:,.1f} s of pacing")
