@@ -294,11 +294,15 @@ def _descriptor(kind: str, name: str, url: str, size: int, stamp: str) -> dict:
             "content_type": "application/json", "content_encoding": "gzip"}
 
 
+def run_dirs(out: Path) -> dict[str, Path]:
+    return {"base": out / "20000101T000000.000000Z", "changed": out / "20000102T000000.000000Z"}
+
+
 def generate(scale: float, out: Path, seed: int = 7) -> dict[str, Path]:
     """Write ``out/base`` and ``out/changed`` (runs of a store at ``out/``) unless already there."""
     marker = out / "params.json"
     params = {"scale": scale, "seed": seed, "version": 1}
-    runs = {"base": out / "20000101T000000.000000Z", "changed": out / "20000102T000000.000000Z"}
+    runs = run_dirs(out)
     if marker.exists() and json.loads(marker.read_text()) == params and all((p / "_SUCCESS").exists() for p in runs.values()):
         return runs
     if out.exists():

@@ -134,11 +134,15 @@ def api_plan() -> dict:
 
 
 def bench_scale(scale: float, n_searches: int, keep: bool) -> dict:
-    from bench.generate import generate
-
     base_dir = OUT / f"s{scale:g}"
     t = time.perf_counter()
-    runs = generate(scale, base_dir / "source")
+    # In a process of its own: a child's peak RSS counts its parent's at fork, so the runner
+    # must stay small.
+    subprocess.run([sys.executable, "-m", "bench.generate", "--scale", str(scale), "--out", str(base_dir / "source")],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    from bench.generate import run_dirs
+
+    runs = run_dirs(base_dir / "source")
     generated = time.perf_counter() - t
     raw_bytes = sum(p.stat().st_size for p in (runs["base"] / "docs").rglob("*") if p.is_file())
     data = base_dir / "data"
