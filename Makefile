@@ -23,3 +23,8 @@ test: $(STAMP)
 
 clean-venv:
 	rm -rf $(VENV)
+
+# The benchmark on SYNTHETIC data (bench/README.md): `make bench` runs scales 1, 2 and 4;
+# `make bench SCALE=0.05` runs one scale. Not part of `make test`.
+bench: $(STAMP)
+	$(BIN)/python -m bench.run $(if $(SCALE),--scale $(SCALE)) $(BENCH_ARGS)

@@ -16,15 +16,17 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .errors import ParseError, SourceDataError
+from .normalize import duck
+from .normalize import query as query_filter
 from .normalize import scryfall as api
 from .normalize.pages.listeblanche import parse_listeblanche_page
 from .normalize.pages.scryfall_page import parse_scryfall_page
 from .normalize.pages.wiki import parse_wiki_page
 from .normalize.rules import RulesDocument, parse_cr
 from .rules_link import link_card, link_text, link_wiki_quotes, subtypes
-from .rawstore import DocEntry, RawStore, RunInfo, read_manifest
+from .rawstore import DocEntry, RawStore, RunInfo, body_path, read_body, read_manifest
 from .reconcile import reconcile
-from .records import Card, CardSet, Printing, RulingSighting
+from .records import Card, CardSet, Printing, Ruling, RulingSighting
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +57,14 @@ def current_runs(runs: list[RunInfo]) -> dict[tuple[str, str], RunInfo]:
 
 @dataclass
 class State:
-    tables: dict[str, pd.DataFrame]
-    skipped: list[str] = field(default_factory=list)
+    """A build's rows: DataFrames (Python path) or names of TEMP tables (SQL path), per table."""
+
+    tables: dict[str, pd.DataFrame | str]
+    skipped: list[str] = field(default_factory=list)  # the refused records (at most the first few, SQL path)
     unknown_fields: Counter = field(default_factory=Counter)
     unmatched_translations: int = 0
+    skipped_count: int = 0
+    engine: str = "python"
 
 
 @dataclass
@@ -74,14 +80,34 @@ class _Collected:
     editions: dict[str, tuple[str, RulesDocument]] = field(default_factory=dict)  # date -> (doc_id, rules)
 
 
+# Kinds of Scryfall documents the build reads; the others (the bulk-data index) say how a run
+# was fetched, not what the cards are.
+API_KINDS = ("search", "rulings", "set", "sets", "bulk-cards", "bulk-rulings")
+
+
+def _usable(entry: DocEntry) -> bool:
+    """A document with data: a 200, or a 304 whose body the run took from an earlier run."""
+    return entry.origin == api.ORIGIN and entry.kind in API_KINDS and (
+        entry.status == 200 or (entry.status == 304 and entry.reused_from is not None))
+
+
+def view_terms(run: RunInfo) -> list[dict] | None:
+    """The local filter of a bulk run's query (None: every card)."""
+    return query_filter.parse(run.meta.get("query") or "*")
+
+
 def _collect_api(store: RawStore, run: RunInfo, got: _Collected) -> None:
     objects = skipped = 0
-    for entry, body in store.iter_documents(run):
-        if entry.origin != api.ORIGIN or entry.status != 200:
+    terms = view_terms(run) if any(e.kind == "bulk-cards" for e in read_manifest(run)) else None
+    for entry in read_manifest(run):
+        if not _usable(entry):
             continue
         doc = f"{run.run_id}/{entry.path}"
-        if entry.kind == "search":
-            page = api.search_page_records(body, doc)
+        if entry.kind in ("search", "bulk-cards"):
+            if entry.kind == "search":
+                page = api.search_page_records(read_body(run, entry), doc)
+            else:
+                page = _bulk_page(body_path(run, entry), doc, terms)
             objects += page.objects
             skipped += len(page.skipped)
             got.skipped.extend(page.skipped)
@@ -94,18 +120,47 @@ def _collect_api(store: RawStore, run: RunInfo, got: _Collected) -> None:
                 rank = (run.run_id, printing.lang == "en", _neg(printing.scryfall_id))
                 for card in cards:
                     got.cards.setdefault(card.oracle_id, []).append((rank, card))
-        elif entry.kind == "rulings":
-            sightings, bad = api.ruling_sightings(body, entry.doc_id, entry.key or "", doc)
-            objects += len(sightings) + len(bad)
+        elif entry.kind in ("rulings", "bulk-rulings"):
+            if entry.kind == "rulings":
+                sightings, bad = api.ruling_sightings(read_body(run, entry), entry.doc_id, entry.key or "", doc)
+                seen = len(sightings) + len(bad)
+            else:
+                items = api.iter_bulk_items(body_path(run, entry), doc)
+                sightings, bad, seen = api.bulk_ruling_sightings(items, entry.doc_id, doc)
+            objects += seen
             skipped += len(bad)
             got.skipped.extend(bad)
             got.sightings.extend(sightings)
         elif entry.kind == "set":
-            record = api.set_record(body, doc)
+            record = api.set_record(read_body(run, entry), doc)
             got.sets[record.set_code] = record
+        elif entry.kind == "sets":
+            for record in api.sets_list_records(read_body(run, entry), doc):
+                got.sets[record.set_code] = record
     if objects and skipped / objects > MAX_SKIPPED_SHARE:
         raise SourceDataError(f"run {run.run_id}: {skipped} of {objects} Scryfall records are unreadable "
                               f"(more than {MAX_SKIPPED_SHARE:.0%}); nothing loaded. First: {got.skipped[0]}")
+
+
+def _bulk_page(path, doc: str, terms) -> api.PageRecords:
+    """A bulk card file read like one long search page, kept to the cards the query selects."""
+    page = api.PageRecords()
+    for index, item in enumerate(api.iter_bulk_items(path, doc)):
+        if isinstance(item, dict) and not query_filter.matches(terms, item):
+            continue
+        page.objects += 1
+        if not isinstance(item, dict):
+            page.skipped.append(f"{doc}#{index}: not an object")
+            continue
+        try:
+            printing = api.printing_record(item)
+            cards = api.card_records(item)
+        except api.RecordError as exc:
+            page.skipped.append(f"{doc}#{index}: {exc}")
+            continue
+        page.printings.append(printing)
+        page.pairs.append((printing, cards))
+    return page
 
 
 def _neg(text: str) -> tuple:
@@ -175,6 +230,7 @@ def collect(store: RawStore, runs: list[RunInfo]) -> _Collected:
 
 
 def build_state(store: RawStore, runs: list[RunInfo]) -> State:
+    """The reference build: every document parsed and reconciled in Python."""
     got = collect(store, runs)
     cards = [max(candidates, key=lambda item: item[0])[1] for _, candidates in sorted(got.cards.items())]
     known = {c.oracle_id for c in cards}
@@ -196,7 +252,64 @@ def build_state(store: RawStore, runs: list[RunInfo]) -> State:
         "ruling_translation": _frame([t.__dict__ for t in rec.translations]),
     }
     return State(tables=tables, skipped=got.skipped, unknown_fields=got.unknown_fields,
-                 unmatched_translations=len(rec.unmatched_translations))
+                 unmatched_translations=len(rec.unmatched_translations), skipped_count=len(got.skipped))
+
+
+def build_state_sql(con, store: RawStore, runs: list[RunInfo]) -> State:
+    """The same tables through DuckDB (``normalize/duck.py``): TEMP tables n_<table> on ``con``.
+
+    Raises SqlPathUnavailable when a document needs the Python path (``build_state``), and when
+    a page source is among the views (its sightings need the general reconciliation).
+    """
+    views = current_runs(runs)
+    if any(origin != api.ORIGIN for _, origin in views):
+        raise duck.SqlPathUnavailable("page sources need the Python reconciliation")
+    queries = {query for query, _ in views}
+    if len(queries) > 1:
+        raise duck.SqlPathUnavailable("cards of several queries need the Python path to tell them apart")
+    docs: list[duck.Doc] = []
+    order: list[str] = []
+    for (query, origin), run in sorted(views.items(), key=lambda item: (item[1].run_id, item[0])):
+        order.append(run.run_id)
+        entries = read_manifest(run)
+        terms = view_terms(run) if any(e.kind == "bulk-cards" for e in entries) else None
+        for entry in entries:
+            if _usable(entry):
+                docs.append(duck.Doc(file_seq=len(docs), run_id=run.run_id, doc_id=entry.doc_id, kind=entry.kind,
+                                     key=entry.key, path=body_path(run, entry), name=f"{run.run_id}/{entry.path}",
+                                     terms=terms if entry.kind == "bulk-cards" else None))
+    duck.register_functions(con)
+    duck.stage_documents(con, docs)
+    duck.derive_records(con)
+    counts = duck.refusals(con, docs)
+    skipped: list[str] = []
+    total = 0
+    for run_id in order:
+        got = counts.get(run_id)
+        if got is None:
+            continue
+        total += got.refused
+        skipped.extend(got.examples)
+        if got.objects and got.refused / got.objects > MAX_SKIPPED_SHARE:
+            raise SourceDataError(f"run {run_id}: {got.refused} of {got.objects} Scryfall records are unreadable "
+                                  f"(more than {MAX_SKIPPED_SHARE:.0%}); nothing loaded. First: {got.examples[0]}")
+    if not duck.all_anchors(con):
+        raise duck.SqlPathUnavailable("sightings without a date or a source need the Python reconciliation")
+    duck.reconcile(con)
+    tables: dict[str, pd.DataFrame | str] = {t: f"n_{t}" for t in duck.TABLES}
+    [query] = queries or {""}
+    con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "
+                "oracle_id FROM n_card", {"query": query})
+    tables["query_card"] = "n_query_card"
+    got = _Collected()
+    _collect_rules(store, runs, got)
+    cards = [Card(oracle_id=o, name=n, mana_cost=None, cmc=None, colors=None, color_identity=(), type_line=t,
+                  oracle_text=x, layout="")
+             for o, n, t, x in con.execute("SELECT oracle_id, name, type_line, oracle_text FROM n_card").fetchall()]
+    rulings = [Ruling(ruling_id=r, source=s_, published_at=None, text=x, match_key="")
+               for r, s_, x in con.execute("SELECT ruling_id, source, text FROM n_ruling").fetchall()]
+    tables.update(_rules_tables(got, cards, rulings))
+    return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql")
 
 
 def _relevant_terms(cards: list[Card]) -> set[str]:
@@ -295,4 +408,4 @@ def run_row(run: RunInfo, loaded_at: str) -> dict:
             "loaded_at": loaded_at}
 
 
-__all__ = ["ParseError", "State", "build_state", "current_runs", "document_rows", "run_row"]
+__all__ = ["ParseError", "State", "build_state", "build_state_sql", "current_runs", "document_rows", "run_row"]

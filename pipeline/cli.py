@@ -97,8 +97,13 @@ def main_group(click_ctx: click.Context, data_dir: Path | None, log_format: str,
                    "api,wiki,listeblanche; offline: those recorded].")
 @click.option("--wiki-page", default=None, metavar="URL", envvar="CASEFILE_WIKI_PAGE",
               help="The MTG wiki page for this query [default: https://mtg.wiki/page/<Type> for a type: query].")
+@click.option("--bulk", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Read Scryfall's bulk files instead of the search API: always, never, or whichever plan "
+                   "costs less (auto). Bulk takes '*' or type:/set:/name: queries (offline: as recorded).")
+@click.option("--plan", "plan_only", is_flag=True,
+              help="Print the requests a sync would make and the time pacing alone requires; sync nothing.")
 @pass_ctx
-def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page) -> None:
+def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page, bulk, plan_only) -> None:
     """Fetch cards and rulings into data/raw/ and load them into the warehouse.
 
     \b
@@ -106,6 +111,8 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
       casefile sync                               # live, type:"Case", from api.scryfall.com
       casefile sync --offline                     # replay the bundled sample, no network
       casefile sync --query 'set:mkm' --multilingual
+      casefile sync --query '*' --bulk always     # all of Scryfall, from its bulk files
+      casefile sync --query '*' --plan            # what that would request, and how long pacing takes
     """
     from . import logs
     from .lock import SyncLock
@@ -119,6 +126,28 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
         if unknown:
             raise click.BadParameter(f"unknown source(s) {', '.join(unknown)}; choose from {', '.join(all_sources)}",
                                      param_hint="--sources")
+    if plan_only:
+        if offline is not None:
+            raise click.BadParameter("--plan asks the live API; it does not go with --offline", param_hint="--plan")
+        from .sync import plan as make_plan
+
+        info = make_plan(settings, query=query, include_multilingual=bool(multilingual), bulk=bulk)
+        if ctx.log_format == "json":
+            click.echo(json.dumps({"event": "plan", **info}, ensure_ascii=False))
+            return
+        click.echo(f"plan for {info['query']} (--bulk {info['bulk']}): {info['chosen']}")
+        for name, p in info["plans"].items():
+            size = "size unknown" if p["bytes"] is None else \
+                f"{'about ' if name == 'api' else ''}{p['bytes']:,} bytes"
+            mark = "*" if name == info["chosen"] else " "
+            click.echo(f"{mark} {name}: {'' if p['exact'] else 'about '}{p['requests']:,} requests, {size}, "
+                       f"at least {p['pacing_s']:,.1f} s of pacing")
+            for line in p["detail"]:
+                click.echo(f"      {line}")
+        for note in info["notes"]:
+            click.echo(f"  note: {note}")
+        click.echo(f"  fetched to plan: {', '.join(info['fetched']) or 'nothing'}")
+        return
     # The lock is taken before the heavy imports, so a second sync says "busy" at once.
     with SyncLock(settings.lock_path):
         from .sync import sync as run_sync
@@ -126,7 +155,7 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
         progress = logs.Progress(logs.wants_progress(ctx.log_format, ctx.verbosity))
         try:
             result = run_sync(settings, query=query, offline=offline, sources=chosen,
-                              include_multilingual=multilingual, progress=progress, lock_held=True)
+                              include_multilingual=multilingual, progress=progress, lock_held=True, bulk=bulk)
         finally:
             progress.close()
     rows = result.counts

@@ -67,8 +67,14 @@ class Settings:
     retry_after_max_s: float = 120.0
     # The largest body accepted. A /cards/search page of 175 cards is about 1 MiB.
     max_bytes: int = 32 * 1024 * 1024
+    # The largest bulk file accepted (streamed to disk, never held in memory). Scryfall's
+    # all_cards file is about 2.3 GB unpacked (2026); default_cards about 500 MB.
+    max_bulk_bytes: int = 8 * 1024 ** 3
     # Readers wait this long for a running sync to release the warehouse before exiting 75.
     reader_wait_s: float = 5.0
+    # DuckDB's memory for a load (its buffer pool; beyond it, temporary data spills to disk).
+    # 600 MB keeps a load of all of Scryfall (4 times the cards of 2026) under 1 GiB of RSS.
+    memory_limit_mb: int = 600
 
     @property
     def raw_dir(self) -> Path:
@@ -159,7 +165,9 @@ def from_env(env=None) -> Settings:
         number = _env_float(env, var)
         if number is not None:
             values[field_name] = number
-    for field_name, var in [("max_attempts", "CASEFILE_MAX_ATTEMPTS"), ("max_bytes", "CASEFILE_MAX_BYTES")]:
+    for field_name, var in [("max_attempts", "CASEFILE_MAX_ATTEMPTS"), ("max_bytes", "CASEFILE_MAX_BYTES"),
+                            ("max_bulk_bytes", "CASEFILE_MAX_BULK_BYTES"),
+                            ("memory_limit_mb", "CASEFILE_MEMORY_LIMIT_MB")]:
         number = _env_float(env, var)
         if number is not None:
             values[field_name] = int(number)

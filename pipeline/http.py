@@ -11,6 +11,7 @@ import email.utils
 import json
 import logging
 import time
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Iterable
@@ -188,6 +189,103 @@ class HttpClient:
             raise err
         raise TryAgainLater(message)
 
+    def download(self, url: str, sink, *, pacing: Iterable[tuple[str, float]], accept: str = JSON_ACCEPT,
+                 validators: dict[str, str] | None = None, check_file: Callable[[object], None] | None = None,
+                 max_bytes: int | None = None) -> Response:
+        """GET ``url`` into ``sink`` (a rawstore.BodyFile) as it arrives; never whole in memory.
+
+        ``validators`` ({"etag", "last-modified"} of the copy held) make it a conditional GET:
+        a 304 is returned with an empty sink. A Content-Encoding of gzip is undone on the way
+        (requests does it); a body that is itself gzip (``.gz``) is checked by unpacking it as it
+        streams. ``check_file(sink)`` validates the whole body (raise BodyProblem to retry).
+        The cap is ``max_bytes`` (default: settings.max_bulk_bytes), not the one of ``get``.
+        Retries, pacing and redirects as in ``get``; the returned Response has an empty body.
+        """
+        pacing = list(pacing)
+        cap = max_bytes if max_bytes is not None else self.settings.max_bulk_bytes
+        headers = {"Accept": accept}
+        if validators:
+            if validators.get("etag"):
+                headers["If-None-Match"] = validators["etag"]
+            if validators.get("last-modified"):
+                headers["If-Modified-Since"] = validators["last-modified"]
+        hosts = {urlsplit(url).hostname}
+        attempts, last_problem = 0, ""
+        while attempts < self.settings.max_attempts:
+            attempts += 1
+            sink.reset()
+            try:
+                response = self._stream_to(url, pacing, headers, hosts, sink, cap)
+            except (requests.ConnectionError, requests.Timeout, urllib3.exceptions.HTTPError) as exc:
+                last_problem = f"connection failed: {_short(exc)}"
+            except (_Truncated, BodyProblem) as exc:
+                last_problem = str(exc)
+            else:
+                if response.status == 429:
+                    self._wait_rate_limited(url, response.headers)
+                    last_problem = "HTTP 429 (rate limited)"
+                    continue
+                if response.status >= 500:
+                    last_problem = f"HTTP {response.status}"
+                else:
+                    if response.status == 200 and check_file is not None:
+                        try:
+                            check_file(sink)
+                        except BodyProblem as exc:
+                            last_problem = str(exc)
+                            response = None
+                    if response is not None:
+                        return _with_attempts(response, attempts)
+            if attempts < self.settings.max_attempts:
+                self.traffic.retries += 1
+                self._sleep_for(f"backoff after {last_problem}", self._backoff(attempts))
+        raise TryAgainLater(f"{url}: gave up after {attempts} attempts; last problem: {last_problem}")
+
+    def _stream_to(self, url: str, pacing, headers: dict, hosts: set, sink, cap: int) -> Response:
+        current = url
+        for _ in range(MAX_REDIRECTS + 1):
+            self.pacer.wait(pacing)
+            fetched_at = utc_now_iso()
+            self.traffic.requests += 1
+            with self.session.get(current, headers=headers, stream=True, allow_redirects=False,
+                                  timeout=(self.settings.connect_timeout_s, self.settings.read_timeout_s)) as r:
+                kept = {k.lower(): v for k, v in r.headers.items() if k.lower() in KEPT_HEADERS}
+                if r.is_redirect or (300 <= r.status_code < 400 and r.status_code != 304 and "location" in r.headers):
+                    target = urljoin(current, r.headers["location"])
+                    parts = urlsplit(target)
+                    if parts.scheme not in ("http", "https") or parts.hostname not in hosts:
+                        raise SourceUnavailable(f"{url}: refused a redirect to another host ({target})")
+                    current = target
+                    continue
+                if r.status_code != 200:
+                    body = self._read_capped(r, current)  # an error object or nothing (304)
+                    self.traffic.bytes += len(body)
+                    return Response(url=url, final_url=current, status=r.status_code, headers=kept, body=body,
+                                    fetched_at=fetched_at)
+                declared = r.headers.get("content-length")
+                if declared and declared.isdigit() and int(declared) > cap:
+                    raise SourceDataError(f"{url}: response of {int(declared):,} bytes refused (cap {cap:,} bytes)")
+                gz = GzipCheck(url, cap) if current.split("?", 1)[0].endswith(".gz") else None
+                try:
+                    for chunk in r.iter_content(chunk_size=1 << 20):
+                        if sink.size + len(chunk) > cap:
+                            raise SourceDataError(f"{url}: response larger than the cap of {cap:,} bytes refused")
+                        sink.write(chunk)
+                        if gz is not None:
+                            gz.feed(chunk)
+                except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError,
+                        urllib3.exceptions.ProtocolError, requests.ConnectionError) as exc:
+                    raise _Truncated(f"truncated body: {_short(exc)}") from None
+                self.traffic.bytes += sink.size
+                encoded = r.headers.get("content-encoding", "identity") not in ("", "identity")
+                if declared and declared.isdigit() and not encoded and sink.size != int(declared):
+                    raise _Truncated(f"truncated body: {sink.size} of {declared} bytes")
+                if gz is not None:
+                    gz.close()
+                return Response(url=url, final_url=current, status=200, headers=kept, body=b"",
+                                fetched_at=fetched_at)
+        raise SourceUnavailable(f"{url}: more than {MAX_REDIRECTS} redirects")
+
     # -- pieces ---------------------------------------------------------------------------
     def _exchange(self, url: str, pacing, accept: str, hosts: set) -> Response:
         current = url
@@ -258,6 +356,31 @@ class HttpClient:
 
 class _Truncated(Exception):
     pass
+
+
+class GzipCheck:
+    """Decompresses a gzip body as it streams, to prove it whole and to cap what it unpacks to."""
+
+    def __init__(self, url: str, cap: int):
+        self.url = url
+        self.cap = cap
+        self.size = 0
+        self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+
+    def feed(self, chunk: bytes) -> None:
+        try:
+            out = self._z.decompress(chunk)
+            while out:
+                self.size += len(out)
+                if self.size > self.cap:
+                    raise SourceDataError(f"{self.url}: gzip body unpacks to more than the cap of {self.cap:,} bytes")
+                out = self._z.decompress(self._z.unconsumed_tail) if self._z.unconsumed_tail else b""
+        except zlib.error as exc:
+            raise BodyProblem(f"broken gzip data ({exc})") from None
+
+    def close(self) -> None:
+        if not self._z.eof:
+            raise BodyProblem("gzip data cut short")
 
 
 def _with_attempts(response: Response, attempts: int) -> Response:

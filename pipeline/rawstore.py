@@ -102,6 +102,9 @@ class DocEntry:
     bytes: int
     path: str  # relative to the run folder
     quarantined: str | None = None  # the reason, for bodies that failed validation
+    # A 304 answer to a conditional GET: the body is the earlier run's file (``<run_id>/<path>``),
+    # hard-linked (or copied) into this run so that every run stays readable on its own.
+    reused_from: str | None = None
 
     @classmethod
     def from_json(cls, line: dict) -> "DocEntry":
@@ -110,8 +113,93 @@ class DocEntry:
         return cls(**known)
 
 
+class BodyFile:
+    """A body written as it arrives: a temporary file in the run folder, hashed on the way.
+
+    ``write`` chunks, then ``commit`` (fsync and rename to its final name) or ``discard``.
+    ``reset`` starts over (a retried download). Used for bodies too large to hold in memory.
+    """
+
+    def __init__(self, folder: Path, name: str, url: str):
+        self.folder = folder
+        self.name = name
+        self.url = url
+        folder.mkdir(parents=True, exist_ok=True)
+        self.tmp = folder / f".{name}.tmp-{os.getpid()}-{secrets.token_hex(3)}"
+        self._fh = open(self.tmp, "wb")
+        self._start()
+
+    def _start(self) -> None:
+        self.size = 0
+        self._sha = hashlib.sha256()
+        self._doc = hashlib.sha256(self.url.encode("utf-8"))
+        self._doc.update(b"\n")
+
+    def write(self, chunk: bytes) -> None:
+        self._fh.write(chunk)
+        self._sha.update(chunk)
+        self._doc.update(chunk)
+        self.size += len(chunk)
+
+    def reset(self) -> None:
+        self._fh.seek(0)
+        self._fh.truncate()
+        self._start()
+        self._adopted = None
+
+    def adopt(self, source: Path, sha256: str, doc_id: str, size: int) -> None:
+        """Take an existing file of known hashes as the body (an offline replay): a hard link,
+        or a copy where links cannot be made; nothing is read again."""
+        self._fh.close()
+        self.tmp.unlink()
+        try:
+            os.link(source, self.tmp)
+        except OSError:
+            shutil.copyfile(source, self.tmp)
+        self._fh = open(self.tmp, "ab")
+        self.size = size
+        self._adopted = (sha256, doc_id)
+
+    @property
+    def sha256(self) -> str:
+        return self._adopted[0] if getattr(self, "_adopted", None) else self._sha.hexdigest()
+
+    @property
+    def doc_id(self) -> str:
+        return self._adopted[1] if getattr(self, "_adopted", None) else self._doc.hexdigest()
+
+    def head_and_tail(self, size: int = 64) -> tuple[bytes, bytes]:
+        """The first and last bytes written (to check a body's shape without reading it all)."""
+        self._fh.flush()
+        with open(self.tmp, "rb") as fh:
+            head = fh.read(size)
+            fh.seek(max(0, self.size - size))
+            return head, fh.read(size)
+
+    def commit(self) -> Path:
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._fh.close()
+        target = self.folder / self.name
+        os.replace(self.tmp, target)
+        _fsync_dir(self.folder)
+        return target
+
+    def discard(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+        try:
+            self.tmp.unlink()
+        except FileNotFoundError:
+            pass
+
+
 class RunWriter:
-    """Writes one run. Create it, ``save`` each response, then ``finish`` or ``fail``."""
+    """Writes one run. Create it, ``save`` each response, then ``finish`` or ``fail``.
+
+    Large bodies (bulk files) go through ``body_file`` then ``save_file``, never whole in memory;
+    a 304 answer reuses an earlier run's body through ``save_reused``.
+    """
 
     def __init__(self, store: "RawStore", run_id: str, meta: dict):
         if not RUN_ID_RE.match(run_id):
@@ -146,6 +234,61 @@ class RunWriter:
         if not quarantined:
             self.entries.append(entry)
         failpoint("during_extract")
+        return entry
+
+    def update_meta(self, changes: dict) -> None:
+        """Amend run.json while the run is written (the plan a sync chose once it knew)."""
+        self.meta = {**self.meta, **changes}
+        atomic_write(self.path / RUN_META, _json_bytes(self.meta))
+
+    def body_file(self, origin: str, url: str, ext: str) -> BodyFile:
+        """A file to stream a body into; hand it to ``save_file`` once complete."""
+        self._seq += 1
+        tail = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or "index"
+        slug = _SLUG.sub("_", tail.split(".", 1)[0]).strip("._")[:60] or "doc"
+        return BodyFile(self.path / "docs" / origin, f"{self._seq:05d}-{slug}{ext}", url)
+
+    def save_file(self, response: Response, body: BodyFile, origin: str, kind: str,
+                  key: str | None = None) -> DocEntry:
+        """Record a streamed body (``response.body`` is empty; the bytes are in ``body``)."""
+        target = body.commit()
+        entry = DocEntry(
+            doc_id=body.doc_id, origin=origin, kind=kind, key=key, url=response.url,
+            final_url=response.final_url, status=response.status,
+            headers=dict(sorted(response.headers.items())), fetched_at=response.fetched_at,
+            sha256=body.sha256, bytes=body.size, path=target.relative_to(self.path).as_posix())
+        return self._record(entry)
+
+    def save_reused(self, response: Response, previous: "RunInfo", old: DocEntry, origin: str, kind: str,
+                    key: str | None = None) -> DocEntry:
+        """Record a 304: the earlier run's body is linked into this run under a new name."""
+        self._seq += 1
+        name = f"{self._seq:05d}-{Path(old.path).name.split('-', 1)[-1]}"
+        target = self.path / "docs" / origin / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        source = (previous.path / old.path).resolve()
+        if previous.path.resolve() not in source.parents:
+            raise SourceDataError(f"manifest of {previous.run_id} points outside its run: {old.path}")
+        try:
+            os.link(source, target)
+        except OSError:  # another file system, or no hard links: a copy
+            tmp = target.with_name(f".{name}.tmp-{os.getpid()}")
+            shutil.copyfile(source, tmp)
+            os.replace(tmp, target)
+        headers = {**old.headers, **response.headers}
+        entry = DocEntry(
+            doc_id=old.doc_id, origin=origin, kind=kind, key=key, url=response.url,
+            final_url=response.final_url, status=response.status, headers=dict(sorted(headers.items())),
+            fetched_at=response.fetched_at, sha256=old.sha256, bytes=old.bytes,
+            path=target.relative_to(self.path).as_posix(), reused_from=f"{previous.run_id}/{old.path}")
+        return self._record(entry)
+
+    def _record(self, entry: DocEntry) -> DocEntry:
+        line = json.dumps(asdict(entry), ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n"
+        self._manifest.write(line)
+        self._manifest.flush()
+        os.fsync(self._manifest.fileno())
+        self.entries.append(entry)
         return entry
 
     def finish(self, summary: dict) -> None:
@@ -231,11 +374,15 @@ def read_manifest(run: RunInfo, include_quarantined: bool = False) -> list[DocEn
     return entries
 
 
-def read_body(run: RunInfo, entry: DocEntry) -> bytes:
+def body_path(run: RunInfo, entry: DocEntry) -> Path:
     path = (run.path / entry.path).resolve()
     if run.path.resolve() not in path.parents:
         raise SourceDataError(f"manifest of {run.run_id} points outside its run: {entry.path}")
-    return path.read_bytes()
+    return path
+
+
+def read_body(run: RunInfo, entry: DocEntry) -> bytes:
+    return body_path(run, entry).read_bytes()
 
 
 class RawStore:
@@ -262,6 +409,15 @@ class RawStore:
     def iter_documents(self, run: RunInfo) -> Iterator[tuple[DocEntry, bytes]]:
         for entry in read_manifest(run):
             yield entry, read_body(run, entry)
+
+    def latest_entry(self, url: str, origin: str, kind: str) -> tuple[RunInfo, DocEntry] | None:
+        """The newest complete run's document fetched from ``url`` (a conditional GET's validators)."""
+        for run in reversed(self.complete_runs()):
+            for entry in reversed(read_manifest(run)):
+                if entry.url == url and entry.origin == origin and entry.kind == kind and entry.status in (200, 304):
+                    if (run.path / entry.path).is_file():
+                        return run, entry
+        return None
 
     def remove_incomplete(self, run: RunInfo) -> None:
         """Delete an incomplete run's folder (used by ``doctor --fix``; never automatic)."""

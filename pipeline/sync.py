@@ -7,6 +7,7 @@ replays every complete run through the same build and load steps.
 
 from __future__ import annotations
 
+import json
 import logging
 import signal
 import threading
@@ -16,13 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__, cooldown
-from .build import build_state, current_runs, document_rows, run_row
+from .build import build_state, build_state_sql, current_runs, document_rows, run_row
 from .config import DEFAULT_QUERY, Settings
-from .errors import Aborted, CasefileError, SourceDataError, UsageError
-from .extract.replay import ReplayTransport
+from .errors import EXIT_UNAVAILABLE, EXIT_USAGE, Aborted, CasefileError, SourceDataError, UsageError
+from .extract import bulk as bulk_plans
+from .extract.bulk import BulkExtractor
 from .extract.pages import PageExtractor
-from .extract.scryfall import ScryfallExtractor
-from .http import HttpClient, utc_now_iso
+from .extract.replay import ReplayTransport
+from .extract.scryfall import ScryfallExtractor, scryfall_error, search_url
+from .http import JSON_ACCEPT, HttpClient, json_body_check, utc_now_iso
+from .normalize import query as query_filter
+from .normalize.duck import SqlPathUnavailable
 from .load.warehouse import load_run, open_writer, replace_file
 from .lock import SyncLock
 from .rawstore import RawStore, RunInfo, mark_rejected, read_run
@@ -84,6 +89,9 @@ def resolve_offline_source(value: str) -> RunInfo:
     return run
 
 
+BULK_MODES = ("auto", "always", "never")
+
+
 @contextmanager
 def _sigterm_aborts():
     """While a sync runs, SIGTERM raises Aborted: the run is marked aborted and the load rolls back."""
@@ -103,61 +111,81 @@ def _sigterm_aborts():
 
 def sync(settings: Settings, *, query: str | None = None, offline: str | None = None,
          sources: list[str] | None = None, include_multilingual: bool | None = None,
-         progress=None, lock_held: bool = False) -> SyncResult:
-    """One sync. ``lock_held``: the caller already holds the sync lock (the CLI takes it first)."""
+         progress=None, lock_held: bool = False, bulk: str = "auto") -> SyncResult:
+    """One sync. ``lock_held``: the caller already holds the sync lock (the CLI takes it first).
+    ``bulk``: auto | always | never, which plan a live sync takes (see ``_choose_plan``)."""
     with _sigterm_aborts():
         with nullcontext() if lock_held else SyncLock(settings.lock_path):
             return _sync(settings, query=query, offline=offline, sources=sources,
-                         include_multilingual=include_multilingual, progress=progress)
+                         include_multilingual=include_multilingual, progress=progress, bulk=bulk)
 
 
 @dataclass
 class _Plan:
+    settings: Settings
     transport: object
     mode: str
     query: str
     include_multilingual: bool
     sources: list[str]
     replay_of: str | None
+    bulk: str
 
 
-def _plan(settings: Settings, query, offline, sources, include_multilingual) -> _Plan:
+def _plan(settings: Settings, query, offline, sources, include_multilingual, bulk) -> _Plan:
     """What this sync will ask, and through which transport (live HTTP, or a recorded run)."""
     if offline is not None:
         source_run = resolve_offline_source(offline)
         recorded = source_run.meta
-        plan = _Plan(transport=ReplayTransport(source_run), mode="offline",
+        if recorded.get("api_url"):  # replay asks the URLs the recording holds
+            settings = settings.with_overrides(api_url=recorded["api_url"])
+        plan = _Plan(settings=settings, transport=ReplayTransport(source_run), mode="offline",
                      query=query or recorded.get("query") or DEFAULT_QUERY,
                      include_multilingual=bool(recorded.get("include_multilingual")) if include_multilingual is None
                      else include_multilingual,
                      sources=sources or [s for s in recorded.get("sources", ["api"]) if s in ALL_SOURCES],
-                     replay_of="sample" if not offline else str(source_run.path))
+                     replay_of="sample" if not offline else str(source_run.path),
+                     bulk="always" if recorded.get("plan") == "bulk" else "never")
     else:
         cooldown.check(settings.cooldown_path)
         client = HttpClient(settings, on_rate_limited=lambda url, wait: cooldown.remember(
             settings.cooldown_path, url, wait))
-        plan = _Plan(transport=client, mode="live", query=query or DEFAULT_QUERY,
+        plan = _Plan(settings=settings, transport=client, mode="live", query=query or DEFAULT_QUERY,
                      include_multilingual=bool(include_multilingual),
-                     sources=sources or list(LIVE_DEFAULT_SOURCES), replay_of=None)
+                     sources=sources or list(LIVE_DEFAULT_SOURCES), replay_of=None, bulk=bulk)
     if "api" not in plan.sources:
         raise UsageError("--sources must include api: the web pages are matched to the cards it brings")
+    if plan.bulk == "always":
+        query_filter.parse(plan.query)  # a query the local filter cannot evaluate is refused up front
     return plan
 
 
-def _fetch(settings: Settings, store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
+def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
     """Extract into a new raw run; mark it complete, or failed/aborted with the reason."""
+    settings = plan.settings
     meta = {"mode": plan.mode, "query": plan.query, "include_multilingual": plan.include_multilingual,
             "sources": plan.sources, "api_url": settings.api_url, "casefile_version": __version__,
-            "replay_of": plan.replay_of}
+            "replay_of": plan.replay_of, "plan": "bulk" if plan.bulk == "always" else "api"}
     writer = store.new_run(meta)
     log.info("run %s: %s sync of %s (sources: %s)", writer.run_id, plan.mode, plan.query, ",".join(plan.sources))
     try:
-        api = ScryfallExtractor(plan.transport, writer, settings, progress=progress).run(
-            plan.query, plan.include_multilingual)
-        if set(plan.sources) - {"api"}:
-            stands_for = {oid: api.stands_for[oid] for oid in api.with_rulings}
-            PageExtractor(plan.transport, writer, settings, robots=plan.mode == "live", progress=progress).run(
-                plan.sources, plan.query, stands_for)
+        api = ScryfallExtractor(plan.transport, writer, settings, progress=progress)
+        chosen, first, index = _choose_plan(settings, api, plan.transport, writer, store, plan.query,
+                                            plan.include_multilingual, plan.bulk, progress)
+        if chosen == "bulk":
+            BulkExtractor(plan.transport, writer, settings, store, progress=progress).run(
+                plan.query, plan.include_multilingual, index=index)
+            if set(plan.sources) - {"api"}:
+                log.warning("the bulk plan reads Scryfall's files only: the page sources are skipped")
+                writer.update_meta({"sources": ["api"]})
+        else:
+            extracted = api.run(plan.query, plan.include_multilingual, first=first)
+            if set(plan.sources) - {"api"}:
+                stands_for = {oid: extracted.stands_for[oid] for oid in extracted.with_rulings}
+                PageExtractor(plan.transport, writer, settings, robots=plan.mode == "live", progress=progress).run(
+                    plan.sources, plan.query, stands_for)
+        if chosen != meta["plan"]:
+            writer.update_meta({"plan": chosen})
         traffic = _traffic(plan.transport)
         writer.finish(traffic)
     except BaseException as exc:
@@ -170,19 +198,91 @@ def _fetch(settings: Settings, store: RawStore, plan: _Plan, progress) -> tuple[
     return read_run(writer.path), traffic, len(writer.entries)
 
 
-def _sync(settings: Settings, *, query, offline, sources, include_multilingual, progress) -> SyncResult:
+def _sync(settings: Settings, *, query, offline, sources, include_multilingual, progress, bulk) -> SyncResult:
     started = time.monotonic()
     store = RawStore(settings.raw_dir)
-    plan = _plan(settings, query, offline, sources, include_multilingual)
-    run, traffic, documents = _fetch(settings, store, plan, progress)
-    results = load_pending(settings, store)
+    plan = _plan(settings, query, offline, sources, include_multilingual, bulk)
+    run, traffic, documents = _fetch(store, plan, progress)
+    results = load_pending(plan.settings, store)
     load = next((r for r in results if r.run_id == run.run_id), None)
     if load is None:
         raise CasefileError(f"run {run.run_id} was not loaded")
-    return SyncResult(run_id=run.run_id, mode=plan.mode, query=plan.query, sources=plan.sources,
+    return SyncResult(run_id=run.run_id, mode=plan.mode, query=plan.query, sources=run.meta.get("sources"),
                       requests=traffic["requests"], bytes=traffic["bytes"], documents=documents,
                       duration_s=time.monotonic() - started, load=load, counts=table_counts_from(load),
                       replay_of=plan.replay_of, skipped_records=load.tables.get("_skipped", 0))
+
+
+def _choose_plan(settings, api, transport, writer, store, query, include_multilingual, bulk, progress):
+    """Which plan a live sync takes (see ``plan``); returns (plan, first search page, bulk index)."""
+    if bulk == "always":
+        return "bulk", None, None
+    if bulk == "never":
+        return "api", None, None
+    try:
+        query_filter.parse(query)
+    except UsageError:
+        return "api", None, None  # the local filter cannot evaluate it: only the API can
+    first = api.first_page(query, include_multilingual)
+    if first.status != 200:
+        return "api", first, None  # the API extract reports Scryfall's error
+    by_api = bulk_plans.api_plan(settings, json.loads(first.body))
+    if by_api.requests < bulk_plans.AUTO_API_BELOW:
+        return "api", first, None
+    index = BulkExtractor(transport, writer, settings, store, progress=progress).index()
+    chosen = bulk_plans.choose(by_api, bulk_plans.bulk_plan(settings, index, include_multilingual))
+    if chosen.name == "bulk":
+        writer.save(first, "scryfall-api", "plan-probe")
+        return "bulk", None, index
+    return "api", first, None
+
+
+def plan(settings: Settings, *, query: str | None = None, include_multilingual: bool = False,
+         bulk: str = "auto") -> dict:
+    """What a sync would request, without syncing. Fetches only: the first search page (unless
+    ``bulk`` is always) and the ``/bulk-data`` index (with ``always``, or with ``auto`` when the
+    API plan needs AUTO_API_BELOW requests or more). Writes nothing."""
+    query = query or DEFAULT_QUERY
+    client = HttpClient(settings)
+    fetched: list[str] = []
+    by_api = by_bulk = None
+    try:
+        local = True
+        try:
+            query_filter.parse(query)
+        except UsageError as exc:
+            local = False
+            if bulk == "always":
+                raise
+            reason = str(exc)
+        if bulk != "always":
+            url = search_url(settings.api_url, query, include_multilingual)
+            pacing = [("api", settings.api_interval_s), ("api:search", settings.search_interval_s)]
+            response = client.get(url, pacing=pacing, accept=JSON_ACCEPT, check_body=json_body_check)
+            fetched.append(url)
+            if response.status != 200:
+                raise scryfall_error(url, response.status, response.body, EXIT_USAGE)
+            by_api = bulk_plans.api_plan(settings, json.loads(response.body))
+        if local and (bulk == "always" or (bulk == "auto" and by_api.requests >= bulk_plans.AUTO_API_BELOW)):
+            url = f"{settings.api_url}/bulk-data"
+            response = client.get(url, pacing=[("api", settings.api_interval_s)], accept=JSON_ACCEPT,
+                                  check_body=json_body_check)
+            fetched.append(url)
+            if response.status != 200:
+                raise scryfall_error(url, response.status, response.body, EXIT_UNAVAILABLE)
+            by_bulk = bulk_plans.bulk_plan(settings, bulk_plans.read_index(response.body, url), include_multilingual)
+    finally:
+        client.close()
+    chosen = by_bulk if bulk == "always" else by_api if bulk == "never" or by_bulk is None else \
+        bulk_plans.choose(by_api, by_bulk)
+    notes = []
+    if not local and bulk == "auto":
+        notes.append(f"bulk plan not possible: {reason}")
+    elif bulk == "auto" and by_bulk is None:
+        notes.append(f"API plan under {bulk_plans.AUTO_API_BELOW} requests: taken without asking for the bulk index")
+    return {"query": query, "bulk": bulk, "chosen": chosen.name, "fetched": fetched, "notes": notes,
+            "plans": {p.name: {"requests": p.requests, "bytes": p.bytes, "pacing_s": round(p.pacing_s, 3),
+                               "exact": p.exact, "detail": p.detail} for p in (by_api, by_bulk) if p is not None}}
 
 
 def _traffic(transport) -> dict:
@@ -200,10 +300,20 @@ def _loaded_run_ids(con) -> set[str]:
     return {r[0] for r in con.execute("SELECT run_id FROM sync_run").fetchall()}
 
 
+def _build(con, store: RawStore, upto: list[RunInfo]):
+    """The SQL build when it applies (every Scryfall document readable by DuckDB, no page
+    sources), else the Python reference build; both give the same rows."""
+    try:
+        return build_state_sql(con, store, upto)
+    except SqlPathUnavailable as exc:
+        log.info("building in Python: %s", exc)
+        return build_state(store, upto)
+
+
 def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo) -> LoadResult:
     upto = [r for r in runs if r.run_id <= run.run_id]
     try:
-        state = build_state(store, upto)
+        state = _build(con, store, upto)
     except SourceDataError as exc:
         mark_rejected(run, str(exc))
         raise
@@ -215,7 +325,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo) -> LoadRe
     summary = counts.pop("_run")
     rows = {name: int(con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]) for name in state.tables}
     counts["_rows"] = rows
-    counts["_skipped"] = len(state.skipped)
+    counts["_skipped"] = state.skipped_count
     cursor = con.execute("SELECT * FROM sync_run WHERE run_id = ?", [run.run_id])
     stored = dict(zip([d[0] for d in cursor.description], cursor.fetchone()))
     return LoadResult(run.run_id, summary["status"], summary["inserted"], summary["updated"], summary["removed"],
@@ -225,7 +335,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo) -> LoadRe
 def load_pending(settings: Settings, store: RawStore) -> list[LoadResult]:
     """Load every complete run the warehouse has not recorded yet, oldest first."""
     runs = store.complete_runs()
-    con = open_writer(settings.warehouse_path)
+    con = open_writer(settings.warehouse_path, memory_limit_mb=settings.memory_limit_mb)
     try:
         loaded = _loaded_run_ids(con)
         return [_load_one(con, store, runs, run) for run in runs if run.run_id not in loaded]
@@ -272,7 +382,7 @@ def rebuild(settings: Settings) -> list[LoadResult]:
         for stale in (built, Path(str(built) + ".wal")):
             if stale.exists():
                 stale.unlink()
-        con = open_writer(built)
+        con = open_writer(built, memory_limit_mb=settings.memory_limit_mb)
         try:
             runs = store.complete_runs()
             results = [_load_one(con, store, runs, run) for run in runs]
@@ -283,4 +393,4 @@ def rebuild(settings: Settings) -> list[LoadResult]:
         return results
 
 
-__all__ = ["sync", "rebuild", "load_pending", "current_runs", "SyncResult"]
+__all__ = ["sync", "plan", "rebuild", "load_pending", "current_runs", "SyncResult", "BULK_MODES"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..errors import UsageError
 from ..http import Response
-from ..rawstore import RunInfo, read_body, read_manifest
+from ..rawstore import RunInfo, body_path, read_body, read_manifest
 
 
 class ReplayTransport:
@@ -31,6 +31,20 @@ class ReplayTransport:
         self.bytes += len(body)
         return Response(url=entry.url, final_url=entry.final_url, status=entry.status,
                         headers=dict(entry.headers), body=body, fetched_at=entry.fetched_at)
+
+    def download(self, url: str, sink, *, validators=None, **_ignored) -> Response:
+        """A bulk file of the recording, linked into the new run (not read again)."""
+        entry = self._by_url.get(url)
+        if entry is None:
+            raise UsageError(f"the recorded run {self.run.path} holds no response for {url}; "
+                             "an offline sync can only replay what was recorded (same query and options)")
+        self.requests += 1
+        if entry.status == 200 or entry.reused_from:
+            sink.adopt(body_path(self.run, entry), entry.sha256, entry.doc_id, entry.bytes)
+            self.bytes += entry.bytes
+        status = 200 if entry.status == 304 else entry.status
+        return Response(url=entry.url, final_url=entry.final_url, status=status, headers=dict(entry.headers),
+                        body=b"", fetched_at=entry.fetched_at)
 
     def has(self, url: str) -> bool:
         return url in self._by_url

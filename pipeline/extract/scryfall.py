@@ -77,18 +77,23 @@ class ScryfallExtractor:
         if self.progress is not None:
             self.progress(label)
 
-    def run(self, query: str, include_multilingual: bool = False) -> ApiExtract:
+    def first_page(self, query: str, include_multilingual: bool = False):
+        """The first search page, not yet saved (``--bulk auto`` and ``--plan`` read it first)."""
+        return self._get(search_url(self.settings.api_url, query, include_multilingual), search=True)
+
+    def run(self, query: str, include_multilingual: bool = False, first=None) -> ApiExtract:
+        """Every search page, then rulings and sets. ``first``: the first page, already fetched."""
         result = ApiExtract()
         url: str | None = search_url(self.settings.api_url, query, include_multilingual)
         while url:
-            response = self._get(url, search=True)
+            response = first if first is not None and result.search_pages == 0 else self._get(url, search=True)
             entry = self.writer.save(response, ORIGIN, "search", key=str(result.search_pages + 1))
             result.search_pages += 1
             self._tick("search")
             if response.status != 200:
-                first = result.search_pages == 1
+                is_first = result.search_pages == 1
                 raise scryfall_error(url, response.status, response.body,
-                                     EXIT_USAGE if first and response.status in (400, 404) else EXIT_DATAERR)
+                                     EXIT_USAGE if is_first and response.status in (400, 404) else EXIT_DATAERR)
             links = search_page_links(response.body, entry.path)
             if result.total_cards is None:
                 result.total_cards = links.total_cards

@@ -32,7 +32,7 @@ def _is_lock_error(exc: Exception) -> bool:
     return "lock" in text and ("conflicting" in text or "could not set" in text or "being used" in text)
 
 
-def open_writer(path: Path, wait_s: float = 0.0) -> duckdb.DuckDBPyConnection:
+def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = None) -> duckdb.DuckDBPyConnection:
     path.parent.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + wait_s
     while True:
@@ -45,6 +45,9 @@ def open_writer(path: Path, wait_s: float = 0.0) -> duckdb.DuckDBPyConnection:
             if time.monotonic() >= deadline:
                 raise LockBusy(f"the warehouse {path} is in use by another process; try again later") from None
             time.sleep(0.2)
+    if memory_limit_mb:
+        con.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
+        con.execute("SET temp_directory = ?", [str(path.parent / ".tmp")])
     apply_schema(con)
     return con
 
@@ -54,10 +57,14 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(path.read_text("utf-8"))
 
 
-def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
+def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame | str) -> None:
+    """Fill TEMP table stage_<table> from a DataFrame, or from a TEMP table the SQL build made."""
     stage = f"stage_{table}"
     con.execute(f"CREATE OR REPLACE TEMP TABLE {stage} AS SELECT * FROM {table} LIMIT 0")
-    if len(frame):
+    if isinstance(frame, str):
+        columns = ", ".join(f'"{d[0]}"' for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description)
+        con.execute(f"INSERT INTO {stage} BY NAME SELECT {columns} FROM {frame}")
+    elif len(frame):
         con.register("incoming", frame)
         try:
             con.execute(f"INSERT INTO {stage} BY NAME SELECT * FROM incoming")
@@ -79,7 +86,7 @@ def _changes(con: duckdb.DuckDBPyConnection) -> list[Change]:
     return pair_rewordings(found, meta)
 
 
-def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, pd.DataFrame],
+def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, pd.DataFrame | str],
              documents: pd.DataFrame) -> dict[str, dict[str, int]]:
     """Merge one run's state into the warehouse in a single transaction; return per-table counts.
 

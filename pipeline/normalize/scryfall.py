@@ -238,3 +238,116 @@ def ruling_sightings(body: bytes, doc_id: str, oracle_id: str, doc: str) -> tupl
             doc_id=doc_id, origin=ORIGIN, oracle_id=owner, position=position, text_as_seen=item["comment"],
             date_as_seen=date, source=_text(item.get("source")), lang="en"))
     return sightings, skipped
+
+
+# -- bulk files (the bulk plan) ----------------------------------------------------------------
+
+def iter_bulk_items(path, doc: str):
+    """The items of a bulk file, one at a time, never the whole file in memory.
+
+    A JSON array (Scryfall's ``download_uri``) or JSON lines (``jsonl_download_uri``), either
+    possibly gzipped (by the ``.gz`` suffix). Raises ParseError naming the document.
+    """
+    import gzip
+
+    name = str(path)
+    opener = gzip.open if name.endswith(".gz") else open
+    lines_format = name.removesuffix(".gz").endswith((".jsonl", ".ndjson"))
+    with opener(path, "rb") as fh:
+        if lines_format:
+            for number, line in enumerate(fh, 1):
+                if line.strip():
+                    try:
+                        yield json.loads(line)
+                    except ValueError as exc:
+                        raise ParseError(doc, f"line {number} is not JSON ({exc.__class__.__name__})") from None
+            return
+        yield from _iter_array(fh, doc)
+
+
+def _iter_array(fh, doc: str, chunk_size: int = 1 << 20):
+    """Stream the elements of a top-level JSON array from a binary file."""
+    decoder = json.JSONDecoder()
+    buf, pos, started, done = "", 0, False, False
+    pending = b""
+    while True:
+        chunk = fh.read(chunk_size)
+        if chunk:
+            data = pending + chunk
+            try:
+                text_part = data.decode("utf-8")
+                pending = b""
+            except UnicodeDecodeError as exc:  # a character cut at the chunk's end
+                if exc.start < len(data) - 4:
+                    raise ParseError(doc, "not UTF-8") from None
+                text_part, pending = data[:exc.start].decode("utf-8"), data[exc.start:]
+            buf = buf[pos:] + text_part
+            pos = 0
+        while True:
+            while pos < len(buf) and buf[pos] in " \t\r\n":
+                pos += 1
+            if pos >= len(buf):
+                break
+            if not started:
+                if buf[pos] != "[":
+                    raise ParseError(doc, "expected a JSON array of objects")
+                started, pos = True, pos + 1
+                continue
+            if buf[pos] == "]":
+                done, pos = True, pos + 1
+                break
+            if buf[pos] == ",":
+                pos += 1
+                continue
+            try:
+                item, end = decoder.raw_decode(buf, pos)
+            except ValueError:
+                if not chunk:
+                    raise ParseError(doc, "not JSON (the array is cut or broken)") from None
+                break  # the element continues in the next chunk
+            yield item
+            pos = end
+        if done:
+            if buf[pos:].strip() or fh.read(1).strip():
+                raise ParseError(doc, "data after the end of the array")
+            return
+        if not chunk:
+            raise ParseError(doc, "not JSON (the array is cut)" if started else "empty document")
+
+
+def bulk_ruling_sightings(items, doc_id: str, doc: str) -> tuple[list[RulingSighting], list[str], int]:
+    """Sightings of a bulk rulings file: a card's rulings in file order, numbered per card.
+
+    Returns sightings, refusals and the number of items read.
+    """
+    sightings, skipped, seen = [], [], 0
+    positions: dict[str, int] = {}
+    for index, item in enumerate(items):
+        seen += 1
+        owner = item.get("oracle_id") if isinstance(item, dict) and isinstance(item.get("oracle_id"), str) else None
+        if owner is None:
+            skipped.append(f"{doc}#{index}: ruling without an oracle_id")
+            continue
+        position = positions.get(owner, 0)
+        positions[owner] = position + 1
+        comment = item.get("comment")
+        if not isinstance(comment, str) or not comment.strip():
+            skipped.append(f"{doc}#{index}: ruling without a comment")
+            continue
+        date = item.get("published_at")
+        if not isinstance(date, str) or not _ISO_DATE.match(date):
+            skipped.append(f"{doc}#{index}: ruling without an ISO published_at")
+            continue
+        sightings.append(RulingSighting(
+            doc_id=doc_id, origin=ORIGIN, oracle_id=owner, position=position, text_as_seen=comment,
+            date_as_seen=date, source=_text(item.get("source")), lang="en"))
+    return sightings, skipped, seen
+
+
+def sets_list_records(body: bytes, doc: str) -> list[CardSet]:
+    """The sets of Scryfall's ``/sets`` list (bulk plan); entries without a code are left out."""
+    records = []
+    for item in _list_object(body, doc)["data"]:
+        if isinstance(item, dict) and isinstance(item.get("code"), str):
+            records.append(set_record(json.dumps({**item, "object": "set"}).encode("utf-8"), doc))
+    return records

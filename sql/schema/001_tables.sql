@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS raw_document (
     doc_id        VARCHAR NOT NULL,   -- sha256 of url + "\n" + body
     run_id        VARCHAR NOT NULL,   -- the first run that fetched these bytes from this URL
     origin        VARCHAR NOT NULL,   -- scryfall-api | mtgwiki | listeblanche | scryfall-page
-    kind          VARCHAR NOT NULL,   -- search | rulings | set | page
+    kind          VARCHAR NOT NULL,   -- search | rulings | set | page; bulk: bulk-index | bulk-cards | bulk-rulings | sets | plan-probe
     url           VARCHAR NOT NULL,
     fetched_at    TIMESTAMP,
     http_status   INTEGER,

@@ -190,6 +190,7 @@ class FakeScryfall:
         self.sets = sets
         self.page_size = page_size
         self._pages: dict[str, Response] = {}
+        self._files: dict[str, tuple[bytes, str, str | None, str | None]] = {}
         self._faults: list[_Fault] = []
         self._log: list[Request] = []
         self._lock = threading.Lock()
@@ -246,6 +247,14 @@ class FakeScryfall:
         """Serve ``body`` at ``path`` (exact match, any query). Pages win over API routes."""
         with self._lock:
             self._pages[path] = Response(status, body, content_type)
+
+    def add_file(self, path: str, body: bytes, content_type: str = JSON_TYPE, etag: str | None = None,
+                 last_modified: str | None = None) -> None:
+        """Serve a file (a bulk data file) at ``path`` with ETag / Last-Modified validators: a
+        request whose If-None-Match or If-Modified-Since matches them gets 304 Not Modified, as
+        Scryfall's file host answers. Bodies are sent gzip-encoded when the client accepts it."""
+        with self._lock:
+            self._files[path] = (body, content_type, etag, last_modified)
 
     def add_fault(self, path_prefix: str, kind: str, times: int | None = 1, **params) -> None:
         """Answer the next ``times`` requests under ``path_prefix`` with a fault (None: forever).
@@ -471,7 +480,11 @@ class _Handler(BaseHTTPRequestHandler):
         )
         fault = fake._admit(request)
         try:
-            if fault is None:
+            with fake._lock:
+                file = fake._files.get(path)
+            if fault is None and file is not None:
+                self._send(self._file(file))
+            elif fault is None:
                 self._send(fake.route(path, query))
             else:
                 self._serve_fault(fault, lambda: fake.route(path, query))
@@ -498,6 +511,23 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         else:
             self._send(fault_response(kind, params))
+
+    def _file(self, file) -> Response:
+        body, content_type, etag, last_modified = file
+        validators = {}
+        if etag:
+            validators["ETag"] = etag
+        if last_modified:
+            validators["Last-Modified"] = last_modified
+        asked_etag = self.headers.get("If-None-Match")
+        asked_date = self.headers.get("If-Modified-Since")
+        if (etag and asked_etag == etag) or (not asked_etag and last_modified and asked_date == last_modified):
+            return Response(304, b"", None, validators)
+        if "gzip" in (self.headers.get("Accept-Encoding") or ""):
+            import gzip
+
+            return Response(200, gzip.compress(body, mtime=0), content_type, {**validators, "Content-Encoding": "gzip"})
+        return Response(200, body, content_type, validators)
 
     def _send(self, resp: Response, content_length: int | None = None) -> None:
         self.send_response(resp.status)

@@ -1,0 +1,235 @@
+"""The benchmark: casefile against DuckDB's floor on SYNTHETIC Scryfall-shaped data.
+
+    make bench               # scales 1, 2 and 4 (several minutes)
+    make bench SCALE=0.05    # one scale, a quick look
+
+Per scale: generate (or reuse) two synthetic bulk runs (bench/generate.py), then measure, each
+step in a child process of its own:
+  floor        DuckDB's read_json of the base run's raw files into plain tables, nothing else
+  first sync   casefile sync --offline <base run> into an empty data folder
+  rebuild      casefile rebuild (the warehouse from raw, one run)
+  incremental  casefile sync --offline <changed run>: 1 % of card objects and rulings edited
+  search       median of N `casefile search` queries (pipeline/lookup.py) on a read-only connection
+  reports      each `casefile report` (sets, colors, rulings), rendered as a table
+and once: the API plan of the Case query against the loopback FakeScryfall of the tests.
+Times are measured inside each child, after its imports; wall times of the processes are printed
+too. Not part of the test suite; figures are printed, never asserted. The last line is JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "bench" / "out"
+# Words searched in ruling texts: common rules words, rare ones, and one that matches nothing.
+SEARCH_WORDS = ["solved", "counter", "attack", "damage", "mirror", "sacrifice", "library", "token", "exile",
+                "battlefield", "ruling 004", "mana value", "copy", "trample", "nothing-matches-this", "graveyard",
+                "control", "target", "lantern", "hand"]
+
+
+def child(step: str, args: list[str]) -> dict:
+    """Run ``python -m bench.child`` and return its figures, wall time and peak RSS (os.wait4)."""
+    with tempfile.TemporaryDirectory(prefix="casefile-bench-") as tmp:
+        result, out_path, err_path = Path(tmp) / "result.json", Path(tmp) / "out", Path(tmp) / "err"
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            started = time.perf_counter()
+            proc = subprocess.Popen([sys.executable, "-m", "bench.child", str(result), *args], cwd=ROOT,
+                                    stdout=out, stderr=err)
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - started
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            raise SystemExit(f"bench: {step} failed (exit {proc.returncode}):\n{err_path.read_text()[-3000:]}")
+        figures = json.loads(result.read_text())
+        figures.update({"wall_s": wall, "stdout": out_path.read_text(), "peak_rss_mb": usage.ru_maxrss / 1024})
+    return figures
+
+
+def searches(db: Path, n: int) -> list[float]:
+    """``casefile search`` as the command runs it (pipeline/lookup.py, sql/read/search_rulings.sql)
+    on a read-only connection, timed from the query's text to its ranked rows."""
+    from pipeline.lookup import search
+    from pipeline.reader import open_reader
+
+    con = open_reader(db)
+    times = []
+    try:
+        search(con, "warm up")
+        for i in range(n):
+            started = time.perf_counter()
+            search(con, SEARCH_WORDS[i % len(SEARCH_WORDS)])
+            times.append((time.perf_counter() - started) * 1000)
+    finally:
+        con.close()
+    return times
+
+
+def reports(db: Path) -> dict[str, float]:
+    """Each report as ``casefile report NAME`` builds it (pipeline/report.py), rendered as a table."""
+    from pipeline.report import REPORTS, run_report
+
+    times = {}
+    for name in REPORTS:
+        started = time.perf_counter()
+        run_report(db, name, "table")
+        times[name] = time.perf_counter() - started
+    return times
+
+
+def api_plan() -> dict:
+    """The Case query's live sync against FakeScryfall on loopback: requests and wall vs pacing."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support.fake_scryfall import FakeScryfall
+    from support.sample_data import sample_api_data
+
+    from pipeline.config import API_INTERVAL_S, SEARCH_INTERVAL_S
+    from pipeline.http import PACING_MARGIN_S
+
+    cards, rulings, sets = sample_api_data()
+    data = Path(tempfile.mkdtemp(prefix="casefile-bench-api-"))
+    try:
+        with FakeScryfall(cards, rulings, sets) as fake:
+            figures = child("api plan", ["casefile", "--data-dir", str(data), "--log-format", "json", "sync", "--sources", "api",
+                                         "--api-url", fake.url])
+            log = fake.requests
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    pages = sum(1 for r in log if r.path == "/cards/search")
+    oracle = sum(1 for r in log if r.path.endswith("/rulings"))
+    set_requests = sum(1 for r in log if r.path.startswith("/sets/"))
+    required, last_search = 0.0, None
+    for i, r in enumerate(log[1:], 1):  # the least time between request i-1 and i the pacing allows
+        gap = API_INTERVAL_S + PACING_MARGIN_S
+        if r.path == "/cards/search" and last_search is not None:
+            gap = max(gap, SEARCH_INTERVAL_S + PACING_MARGIN_S - (log[i - 1].t - log[last_search].t))
+        if log[i - 1].path == "/cards/search":
+            last_search = i - 1
+        required += gap
+    span = log[-1].t - log[0].t
+    return {"requests": len(log), "search_pages": pages, "oracle_cards": oracle, "sets": set_requests,
+            "pacing_s": round(required, 3), "fetch_span_s": round(span, 3),
+            "fetch_vs_pacing": round(span / required, 3) if required else None,
+            "sync_s": round(figures["seconds"], 3)}
+
+
+def bench_scale(scale: float, n_searches: int, keep: bool) -> dict:
+    base_dir = OUT / f"s{scale:g}"
+    t = time.perf_counter()
+    # In a process of its own: a child's peak RSS counts its parent's at fork, so the runner
+    # must stay small.
+    subprocess.run([sys.executable, "-m", "bench.generate", "--scale", str(scale), "--out", str(base_dir / "source")],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    from bench.generate import run_dirs
+
+    runs = run_dirs(base_dir / "source")
+    generated = time.perf_counter() - t
+    raw_bytes = sum(p.stat().st_size for p in (runs["base"] / "docs").rglob("*") if p.is_file())
+    data = base_dir / "data"
+    shutil.rmtree(data, ignore_errors=True)
+    db = data / "warehouse" / "casefile.duckdb"
+
+    floor = child("floor", ["floor", str(runs["base"]), str(base_dir / "floor.duckdb")])
+    (base_dir / "floor.duckdb").unlink(missing_ok=True)
+    first = child("first sync", ["casefile", "--data-dir", str(data), "-q", "sync", "--offline", str(runs["base"])])
+    rebuild = child("rebuild", ["casefile", "--data-dir", str(data), "-q", "rebuild"])
+    incremental = child("incremental", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q", "sync",
+                                        "--offline", str(runs["changed"])])
+    summary = json.loads(incremental["stdout"].strip().splitlines()[-1])
+    rows = summary.get("rows", {})
+    times = searches(db, n_searches)
+    report_times = reports(db)
+    if not keep:
+        shutil.rmtree(data, ignore_errors=True)
+    return {
+        "scale": scale, "raw_mb": round(raw_bytes / 2**20, 1), "generated_s": round(generated, 1),
+        "cards": rows.get("card"), "printings": rows.get("printing"), "rulings": rows.get("ruling"),
+        "card_rulings": rows.get("card_ruling"),
+        "floor_s": round(floor["seconds"], 3), "floor_wall_s": round(floor["wall_s"], 3),
+        "first_sync_s": round(first["seconds"], 3),
+        "rebuild_s": round(rebuild["seconds"], 3), "rebuild_wall_s": round(rebuild["wall_s"], 3),
+        "ratio": round(rebuild["seconds"] / floor["seconds"], 3),
+        "incremental_s": round(incremental["seconds"], 3),
+        "incremental_vs_rebuild": round(incremental["seconds"] / rebuild["seconds"], 3),
+        "incremental_changes": {k: summary.get(k) for k in ("inserted", "updated", "removed")},
+        "peak_rss_mb": round(max(first["peak_rss_mb"], rebuild["peak_rss_mb"], incremental["peak_rss_mb"]), 1),
+        "rebuild_rss_mb": round(rebuild["peak_rss_mb"], 1), "floor_rss_mb": round(floor["peak_rss_mb"], 1),
+        "search_ms_p50": round(statistics.median(times), 2), "search_ms_max": round(max(times), 2),
+        "searches": len(times),
+        "reports_s": {k: round(v, 3) for k, v in report_times.items()},
+    }
+
+
+def show(fig: dict) -> None:
+    f = fig["floor_s"]
+    print(f"scale {fig['scale']:g}: {fig['raw_mb']} MB raw; {fig['cards']} cards, {fig['printings']} printings, "
+          f"{fig['rulings']} rulings, {fig['card_rulings']} card-ruling links (SYNTHETIC data)")
+    print(f"  floor (read_json into plain tables)  {f:8.3f} s   1.00x floor  (process {fig['floor_wall_s']:.3f} s)")
+    for label, key in (("first sync --offline", "first_sync_s"), ("rebuild", "rebuild_s"),
+                       ("incremental sync (1 % changed)", "incremental_s")):
+        print(f"  {label:<36} {fig[key]:8.3f} s   {fig[key] / f:4.2f}x floor")
+    print(f"  rebuild process wall time            {fig['rebuild_wall_s']:8.3f} s   {fig['rebuild_wall_s'] / f:4.2f}x floor")
+    print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}")
+    print(f"  peak RSS                             {fig['peak_rss_mb']:8.1f} MB  (floor process {fig['floor_rss_mb']} MB)")
+    print(f"  rulings search, median of {fig['searches']}         {fig['search_ms_p50']:8.2f} ms  (max {fig['search_ms_max']} ms)")
+    for name, seconds in fig["reports_s"].items():
+        print(f"  report {name:<29} {seconds:8.3f} s")
+    if not fig["reports_s"]:
+        print("  reports                              none in sql/reports/")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="casefile benchmark (synthetic data)")
+    parser.add_argument("--scale", type=float, action="append", help="data scale (repeatable); default 1, 2, 4")
+    parser.add_argument("--searches", type=int, default=51)
+    parser.add_argument("--no-api", action="store_true", help="skip the loopback API plan measure")
+    parser.add_argument("--keep", action="store_true", help="keep the data folders under bench/out/")
+    args = parser.parse_args()
+    scales = args.scale or [1.0, 2.0, 4.0]
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {_mem_gib():.0f} GiB, "
+          f"Python {platform.python_version()}, DuckDB {_duckdb_version()}; data: SYNTHETIC (bench/generate.py)")
+    api = None if args.no_api else api_plan()
+    if api:
+        print(f"API plan, type:\"Case\" on loopback: {api['requests']} requests = {api['search_pages']} search page(s) "
+              f"+ {api['oracle_cards']} Oracle cards + {api['sets']} sets; fetch {api['fetch_span_s']:.3f} s for "
+              f"{api['pacing_s']:.3f} s of pacing ({api['fetch_vs_pacing']:.3f}x); whole sync {api['sync_s']:.3f} s")
+    results = []
+    for scale in scales:
+        fig = bench_scale(scale, args.searches, args.keep)
+        results.append(fig)
+        show(fig)
+        one = next((r for r in results if r["scale"] == 1.0), None)
+        if one and scale != 1.0:
+            fig["rebuild_vs_1x"] = round(fig["rebuild_s"] / one["rebuild_s"], 3)
+            print(f"  rebuild vs 1x                        {fig['rebuild_vs_1x']:8.3f}")
+        if api:
+            fig["api"] = api
+        print(json.dumps(fig))
+
+
+def _mem_gib() -> float:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    except (ValueError, OSError):
+        return 0.0
+
+
+def _duckdb_version() -> str:
+    import duckdb
+
+    return duckdb.__version__
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""Extract through Scryfall's bulk data: a handful of requests instead of thousands.
+
+Requests of a bulk sync: ``/bulk-data`` (the index), the cards file (``default_cards``, or
+``all_cards`` with ``--multilingual``), the ``rulings`` file, and ``/sets`` (every set in one
+list). Files are streamed to the raw store, never held in memory, with a conditional GET
+(If-None-Match / If-Modified-Since from the newest run that holds the same URL): a 304 reuses
+that run's file. The descriptor's fields are read defensively (https://scryfall.com/docs/api/bulk-data):
+``jsonl_download_uri`` (gzipped JSON lines) when present, else ``download_uri`` (a JSON array).
+
+Also here: ``plan``, which says what a sync would request, and ``choose``, the ``--bulk auto`` rule.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from ..errors import SourceDataError, UsageError, EXIT_UNAVAILABLE
+from ..http import BodyProblem, JSON_ACCEPT, json_body_check
+from ..normalize import query as query_filter
+from ..rawstore import RawStore, RunWriter
+from .scryfall import ORIGIN, scryfall_error, search_url
+
+log = logging.getLogger(__name__)
+
+# Scryfall's search pages hold 175 cards (docs, "Search Cards", as of 2026).
+PAGE_SIZE = 175
+# --bulk auto: below this many API requests (about 20 s of pacing) the API plan is taken without
+# asking for the bulk index: the bulk files are hundreds of MB, 200 API answers a few MB.
+AUTO_API_BELOW = 200
+# --bulk auto weighs bytes against requests at this rate: 10 MB take as long as one second of
+# pacing (a modest line; the comparison only has to be right by orders of magnitude).
+BYTES_PER_SECOND = 10_000_000
+# A rulings list or a set object, for estimates (the sample's average, 2026).
+RULINGS_BYTES = 4_000
+SET_BYTES = 500
+
+
+@dataclass
+class Descriptor:
+    type: str
+    url: str
+    size: int | None
+    updated_at: str | None
+    jsonl: bool
+
+
+@dataclass
+class BulkExtract:
+    requests: int = 0
+    reused: list[str] = field(default_factory=list)  # kinds answered 304
+    files: dict[str, str] = field(default_factory=dict)  # kind -> URL
+
+
+def read_index(body: bytes, doc: str) -> dict[str, Descriptor]:
+    """The bulk_data objects of the ``/bulk-data`` list, by type."""
+    try:
+        obj = json.loads(body)
+    except ValueError:
+        raise SourceDataError(f"{doc}: the bulk data index is not JSON") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("data"), list):
+        raise SourceDataError(f"{doc}: the bulk data index is not a list object with a data array")
+    found = {}
+    for item in obj["data"]:
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+            continue
+        url = item.get("jsonl_download_uri") if isinstance(item.get("jsonl_download_uri"), str) else None
+        jsonl = url is not None
+        url = url or (item.get("download_uri") if isinstance(item.get("download_uri"), str) else None)
+        size = item.get("size") if isinstance(item.get("size"), int) else None
+        found[item["type"]] = Descriptor(item["type"], url or "", size, item.get("updated_at"), jsonl)
+    return found
+
+
+def descriptor(index: dict[str, Descriptor], kind: str, doc: str) -> Descriptor:
+    d = index.get(kind)
+    if d is None:
+        raise SourceDataError(f"{doc}: the bulk data index has no {kind!r} entry (types: {', '.join(sorted(index))})")
+    if not d.url:
+        raise SourceDataError(f"{doc}: the {kind!r} bulk entry has neither jsonl_download_uri nor download_uri")
+    if urlsplit(d.url).scheme not in ("http", "https"):
+        raise SourceDataError(f"{doc}: the {kind!r} bulk entry points to a non-HTTP URL: {d.url}")
+    return d
+
+
+def cards_type(include_multilingual: bool) -> str:
+    return "all_cards" if include_multilingual else "default_cards"
+
+
+def check_bulk_file(sink) -> None:
+    """A bulk body must look like JSON (an array or JSON lines) or gzip from its first bytes on,
+    and end like JSON: a cut file or an HTML page is retried, then refused."""
+    head, tail = sink.head_and_tail()
+    if head[:2] == b"\x1f\x8b":
+        return  # gzip: checked whole as it streamed (http.GzipCheck)
+    first, last = head.lstrip()[:1], tail.rstrip()[-1:]
+    if first not in (b"[", b"{") or last not in (b"]", b"}"):
+        raise BodyProblem(f"not a JSON bulk file (starts {head[:20]!r}, ends {tail[-20:]!r})")
+
+
+class BulkExtractor:
+    def __init__(self, transport, writer: RunWriter, settings, store: RawStore, progress=None):
+        self.transport = transport
+        self.writer = writer
+        self.settings = settings
+        self.store = store
+        self.progress = progress
+
+    def _pacing(self):
+        return [("api", self.settings.api_interval_s)]
+
+    def _get_json(self, url: str, kind: str):
+        response = self.transport.get(url, pacing=self._pacing(), accept=JSON_ACCEPT, check_body=json_body_check)
+        entry = self.writer.save(response, ORIGIN, kind)
+        if response.status != 200:
+            raise scryfall_error(url, response.status, response.body, EXIT_UNAVAILABLE)
+        if self.progress is not None:
+            self.progress(kind)
+        return response, entry
+
+    def index(self) -> dict[str, Descriptor]:
+        response, entry = self._get_json(f"{self.settings.api_url}/bulk-data", "bulk-index")
+        return read_index(response.body, f"{self.writer.run_id}/{entry.path}")
+
+    def run(self, query: str, include_multilingual: bool, index: dict[str, Descriptor] | None = None) -> BulkExtract:
+        query_filter.parse(query)  # refuse what the local filter cannot evaluate, before any download
+        result = BulkExtract()
+        if index is None:
+            index = self.index()
+        doc = f"{self.writer.run_id}/bulk-data"
+        for kind, bulk_type in (("bulk-cards", cards_type(include_multilingual)), ("bulk-rulings", "rulings")):
+            d = descriptor(index, bulk_type, doc)
+            self._download(d, kind, result)
+        self._get_json(f"{self.settings.api_url}/sets", "sets")
+        return result
+
+    def _download(self, d: Descriptor, kind: str, result: BulkExtract) -> None:
+        previous = self.store.latest_entry(d.url, ORIGIN, kind)
+        validators = None
+        if previous is not None:
+            run, entry = previous
+            validators = {k: entry.headers[k] for k in ("etag", "last-modified") if entry.headers.get(k)}
+        ext = ".jsonl.gz" if d.jsonl and d.url.split("?", 1)[0].endswith(".gz") else ".jsonl" if d.jsonl else ".json"
+        sink = self.writer.body_file(ORIGIN, d.url, ext)
+        try:
+            response = self.transport.download(d.url, sink, pacing=self._pacing(), validators=validators,
+                                               check_file=check_bulk_file)
+            if response.status == 304 and previous is not None:
+                sink.discard()
+                self.writer.save_reused(response, previous[0], previous[1], ORIGIN, kind, key=d.type)
+                result.reused.append(kind)
+                log.info("%s not modified since run %s: reused", d.url, previous[0].run_id)
+            elif response.status == 200:
+                self.writer.save_file(response, sink, ORIGIN, kind, key=d.type)
+            else:
+                sink.discard()
+                raise scryfall_error(d.url, response.status, response.body, EXIT_UNAVAILABLE)
+        except BaseException:
+            sink.discard()
+            raise
+        result.files[kind] = d.url
+        if self.progress is not None:
+            self.progress(kind)
+
+
+# -- planning ---------------------------------------------------------------------------------
+
+@dataclass
+class Plan:
+    """What a sync would request, and the least time Scryfall's pacing allows for it."""
+
+    name: str  # api | bulk
+    requests: int
+    bytes: int | None
+    pacing_s: float
+    detail: list[str]
+    exact: bool = False
+
+    @property
+    def cost_s(self) -> float:
+        return self.pacing_s + (self.bytes or 0) / BYTES_PER_SECOND
+
+
+def api_plan(settings, first_page: dict) -> Plan:
+    """The API plan from the first search page: pages = ceil(total / 175); one rulings list per
+    Oracle card and one request per set, known exactly when the page holds every card, else
+    estimated (one Oracle card per printing at most; the sets seen on the first page)."""
+    total = first_page.get("total_cards") if isinstance(first_page.get("total_cards"), int) else 0
+    data = [c for c in first_page.get("data") or [] if isinstance(c, dict)]
+    pages = max(1, math.ceil(total / PAGE_SIZE))
+    exact = first_page.get("has_more") is not True
+    oracle = {c.get("oracle_id") or ((c.get("card_faces") or [{}])[0] or {}).get("oracle_id") for c in data} - {None}
+    sets = {c.get("set") for c in data if isinstance(c.get("set"), str)}
+    n_oracle = len(oracle) if exact else total
+    n_sets = len(sets)
+    page_bytes = len(json.dumps(first_page).encode("utf-8"))
+    size = page_bytes * pages + n_oracle * RULINGS_BYTES + n_sets * SET_BYTES
+    pacing = (pages - 1) * max(settings.search_interval_s, settings.api_interval_s) + (n_oracle + n_sets) * settings.api_interval_s
+    word = "" if exact else "about "
+    detail = [f"{pages} search page(s) of /cards/search ({total:,} printings)",
+              f"{word}{n_oracle:,} /cards/{{id}}/rulings (one per Oracle card)",
+              f"{word if not exact else ''}{n_sets:,} /sets/{{code}}" + ("" if exact else " (sets seen on page 1; more may follow)")]
+    return Plan("api", pages + n_oracle + n_sets, size, pacing, detail, exact)
+
+
+def bulk_plan(settings, index: dict[str, Descriptor], include_multilingual: bool) -> Plan:
+    cards = index.get(cards_type(include_multilingual))
+    rulings = index.get("rulings")
+    sizes = [d.size for d in (cards, rulings) if d is not None and d.size is not None]
+    detail = ["1 /bulk-data (the index)"]
+    for label, d in ((cards_type(include_multilingual), cards), ("rulings", rulings)):
+        if d is None or not d.url:
+            detail.append(f"{label}: missing from the index (a bulk sync would fail)")
+        else:
+            size = f"{d.size:,} bytes" if d.size is not None else "size unknown"
+            detail.append(f"1 {d.url} ({size}, {'JSON lines' if d.jsonl else 'JSON array'}; "
+                          "conditional GET: an unchanged file is not downloaded again)")
+    detail.append("1 /sets (every set)")
+    return Plan("bulk", 4, sum(sizes) if sizes else None, 3 * settings.api_interval_s, detail, True)
+
+
+def choose(api: Plan | None, bulk: Plan | None) -> Plan:
+    """--bulk auto: the plan that costs less, pacing time plus transfer time."""
+    if api is None:
+        return bulk
+    if bulk is None:
+        return api
+    return bulk if bulk.cost_s < api.cost_s else api
+
+
+def first_search_url(settings, query: str, include_multilingual: bool) -> str:
+    return search_url(settings.api_url, query, include_multilingual)
+

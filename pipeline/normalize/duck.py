@@ -1,0 +1,206 @@
+"""The SQL build path: raw Scryfall documents to table rows inside DuckDB, for large runs.
+
+Same rules as ``normalize/scryfall.py`` and ``reconcile.py`` (which stay the reference: a test
+checks both give identical tables), but DuckDB's ``read_json`` parses the files on every core
+and the rules run as the SQL of ``sql/normalize/``. It reads raw files and creates TEMP tables on
+the connection it is given; it never touches the warehouse's own tables, and never the network.
+
+Known difference: ``read_json`` casts a value of another type than Scryfall documents where it
+can (the number 1500 as collector number "1500") where the Python reader refuses the record. A
+document DuckDB cannot read at all raises ``SqlPathUnavailable`` and the build uses the Python
+path for it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from ..errors import ParseError
+from ..resources import read_sql, sql_files
+from . import text
+
+log = logging.getLogger(__name__)
+
+# Types of the card object fields casefile reads (Scryfall's documented types,
+# https://scryfall.com/docs/api/cards). Fields not named here are not read at all.
+FACE_TYPE = ("STRUCT(oracle_id VARCHAR, name VARCHAR, mana_cost VARCHAR, cmc DOUBLE, colors VARCHAR[], "
+             "type_line VARCHAR, oracle_text VARCHAR, printed_name VARCHAR, printed_text VARCHAR)")
+CARD_COLUMNS = {
+    "id": "VARCHAR", "oracle_id": "VARCHAR", "name": "VARCHAR", "lang": "VARCHAR", "released_at": "VARCHAR",
+    "layout": "VARCHAR", "mana_cost": "VARCHAR", "cmc": "DOUBLE", "type_line": "VARCHAR",
+    "oracle_text": "VARCHAR", "colors": "VARCHAR[]", "color_identity": "VARCHAR[]", "set": "VARCHAR",
+    "collector_number": "VARCHAR", "rarity": "VARCHAR", "digital": "BOOLEAN", "printed_name": "VARCHAR",
+    "printed_text": "VARCHAR", "scryfall_uri": "VARCHAR", "card_faces": FACE_TYPE + "[]",
+}
+CARD_TYPE = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in CARD_COLUMNS.items()) + ")"
+RULING_COLUMNS = {"object": "VARCHAR", "oracle_id": "VARCHAR", "source": "VARCHAR", "published_at": "VARCHAR",
+                  "comment": "VARCHAR"}
+RULING_TYPE = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in RULING_COLUMNS.items()) + ")"
+SET_COLUMNS = {"object": "VARCHAR", "code": "VARCHAR", "name": "VARCHAR", "set_type": "VARCHAR",
+               "released_at": "VARCHAR", "card_count": "BIGINT", "digital": "BOOLEAN"}
+SET_TYPE = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in SET_COLUMNS.items()) + ")"
+# The order SQL files of sql/normalize/ produce; n_<table> holds each table's rows.
+TABLES = ("card_set", "card", "printing", "ruling", "card_ruling", "ruling_sighting", "ruling_translation")
+
+
+class SqlPathUnavailable(Exception):
+    """DuckDB could not read a document; the Python path handles it (and names what is wrong)."""
+
+
+@dataclass
+class Doc:
+    """One raw document to read: where it is, and where it sits in the order of the build."""
+
+    file_seq: int
+    run_id: str
+    doc_id: str
+    kind: str  # search | rulings | set | sets | bulk-cards | bulk-rulings
+    key: str | None
+    path: Path
+    name: str  # "<run_id>/<path>", as messages name documents
+    terms: list[dict] | None = None  # the local query filter of a bulk view (see normalize/query.py)
+
+
+@dataclass
+class Counts:
+    objects: int = 0
+    refused: int = 0
+    examples: list[str] = field(default_factory=list)  # the first refusals, "doc#index: reason"
+
+
+# Refusals named per document in messages; the count is always exact.
+EXAMPLES = 5
+
+
+def register_functions(con: duckdb.DuckDBPyConnection) -> None:
+    """The Python text functions (for texts the SQL macros do not cover), then the macros."""
+    known = {r[0] for r in con.execute("SELECT function_name FROM duckdb_functions() "
+                                       "WHERE function_name LIKE 'py\\_%' ESCAPE '\\'").fetchall()}
+    for name, func, ret in (("py_match_key", text.match_key, "VARCHAR"),
+                            ("py_canonical_text", text.canonical_text, "VARCHAR"),
+                            ("py_has_symbols", text.has_symbols, "BOOLEAN")):
+        if name not in known:  # once per connection
+            con.create_function(name, func, ["VARCHAR"], ret, side_effects=False)
+    con.execute(read_sql("normalize/00_text.sql"))
+
+
+def _json_format(path: Path) -> str:
+    name = path.name.removesuffix(".gz")
+    return "newline_delimited" if name.endswith((".jsonl", ".ndjson")) else "array"
+
+
+def stage_documents(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:
+    """Read every document into card_object, ruling_object and set_object (TEMP tables)."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE card_object (file_seq INTEGER, ord BIGINT, run_id VARCHAR, "
+                f"{', '.join(f'{_q(k)} {v}' for k, v in CARD_COLUMNS.items())})")
+    con.execute("CREATE OR REPLACE TEMP TABLE ruling_object (file_seq INTEGER, ord BIGINT, doc_id VARCHAR, "
+                "oracle_id VARCHAR, position INTEGER, source VARCHAR, published_at VARCHAR, comment VARCHAR, "
+                "skip_reason VARCHAR)")
+    con.execute("CREATE OR REPLACE TEMP TABLE set_object (file_seq INTEGER, ord BIGINT, code VARCHAR, name VARCHAR, "
+                "set_type VARCHAR, released_at VARCHAR, card_count BIGINT, digital BOOLEAN)")
+    by_kind: dict[str, list[Doc]] = {}
+    for doc in docs:
+        by_kind.setdefault(doc.kind, []).append(doc)
+    try:
+        if by_kind.get("search"):
+            _stage_lists(con, by_kind["search"], CARD_TYPE, "card")
+        for doc in by_kind.get("bulk-cards", []):
+            _stage_bulk_cards(con, doc)
+        if by_kind.get("rulings"):
+            _stage_lists(con, by_kind["rulings"], RULING_TYPE, "ruling")
+        for doc in by_kind.get("bulk-rulings", []):
+            _stage_bulk_rulings(con, doc)
+        if by_kind.get("set"):
+            _stage_sets(con, by_kind["set"])
+        if by_kind.get("sets"):
+            _stage_lists(con, by_kind["sets"], SET_TYPE, "set")
+    except duckdb.Error as exc:
+        if isinstance(exc, (duckdb.InvalidInputException, duckdb.ConversionException, duckdb.IOException)):
+            raise SqlPathUnavailable(str(exc).splitlines()[0]) from None
+        raise
+
+
+def _q(name: str) -> str:
+    return f'"{name}"'
+
+
+def _register_docs(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:
+    con.execute("CREATE OR REPLACE TEMP TABLE doc_input (file_seq INTEGER, run_id VARCHAR, doc_id VARCHAR, "
+                "key VARCHAR, path VARCHAR, doc_name VARCHAR)")
+    con.executemany("INSERT INTO doc_input VALUES (?, ?, ?, ?, ?, ?)",
+                    [(d.file_seq, d.run_id, d.doc_id, d.key, str(d.path), d.name) for d in docs])
+
+
+def _stage_lists(con: duckdb.DuckDBPyConnection, docs: list[Doc], item_type: str, what: str) -> None:
+    """Scryfall list objects (search pages, rulings lists, the sets list): check, then unnest."""
+    _register_docs(con, docs)
+    con.execute(read_sql("normalize/read_list.sql"),
+                {"files": [str(d.path) for d in docs], "columns": {"object": "VARCHAR", "data": item_type + "[]"}})
+    bad = con.execute("SELECT doc_name FROM list_page JOIN doc_input USING (path) "
+                      "WHERE object IS DISTINCT FROM 'list' OR data IS NULL ORDER BY file_seq LIMIT 1").fetchone()
+    if bad:
+        raise ParseError(bad[0], "expected a Scryfall list object with a data array")
+    con.execute(read_sql(f"normalize/read_list_{what}.sql"))
+
+
+def _stage_bulk_cards(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
+    con.execute(read_sql("normalize/read_bulk_cards.sql"),
+                {"file": str(doc.path), "format": _json_format(doc.path), "columns": CARD_COLUMNS,
+                 "file_seq": doc.file_seq, "run_id": doc.run_id, "terms": doc.terms})
+
+
+def _stage_bulk_rulings(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
+    con.execute(read_sql("normalize/read_bulk_rulings.sql"),
+                {"file": str(doc.path), "format": _json_format(doc.path), "columns": RULING_COLUMNS,
+                 "file_seq": doc.file_seq, "doc_id": doc.doc_id})
+
+
+def _stage_sets(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:
+    _register_docs(con, docs)
+    con.execute("CREATE OR REPLACE TEMP TABLE set_doc AS SELECT * FROM read_json($files, columns = $columns, "
+                "filename = 'path', format = 'unstructured')",
+                {"files": [str(d.path) for d in docs], "columns": SET_COLUMNS})
+    bad = con.execute("SELECT doc_name FROM set_doc JOIN doc_input USING (path) "
+                      "WHERE object IS DISTINCT FROM 'set' OR code IS NULL ORDER BY file_seq LIMIT 1").fetchone()
+    if bad:
+        raise ParseError(bad[0], "expected a Scryfall set object with a code")
+    con.execute("INSERT INTO set_object SELECT d.file_seq, 0, s.code, s.name, s.set_type, s.released_at, "
+                "s.card_count, s.digital FROM set_doc AS s JOIN doc_input AS d USING (path)")
+
+
+def refusals(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> dict[str, Counts]:
+    """Records read and refused per run (the share refused decides whether a run may load)."""
+    run_of = {d.file_seq: d.run_id for d in docs}
+    name_of = {d.file_seq: d.name for d in docs}
+    counts: dict[str, Counts] = {}
+    for file_seq, objects, refused in con.execute(read_sql("normalize/refused.sql")).fetchall():
+        got = counts.setdefault(run_of[file_seq], Counts())
+        got.objects += objects
+        got.refused += len(refused or [])
+        room = EXAMPLES - len(got.examples)
+        got.examples.extend(f"{name_of[file_seq]}#{r['ord']}: {r['reason']}" for r in (refused or [])[:max(0, room)])
+    return counts
+
+
+def derive_records(con: duckdb.DuckDBPyConnection) -> None:
+    """sql/normalize/[1-5]*.sql: staged objects to printings, cards, sets and sightings."""
+    for path in sql_files("normalize"):
+        if path.name[0] in "12345":
+            con.execute(path.read_text("utf-8"))
+
+
+def all_anchors(con: duckdb.DuckDBPyConnection) -> bool:
+    """True when the SQL reconcile applies: every sighting dated, sourced and in English."""
+    return not con.execute("SELECT count(*) FROM n_sighting WHERE date_as_seen IS NULL OR source IS NULL "
+                           "OR lang <> 'en'").fetchone()[0]
+
+
+def reconcile(con: duckdb.DuckDBPyConnection) -> None:
+    """sql/normalize/6*.sql: sightings to rulings, card links and sighting rows."""
+    for path in sql_files("normalize"):
+        if path.name[0] == "6":
+            con.execute(path.read_text("utf-8"))

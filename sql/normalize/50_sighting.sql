@@ -1,0 +1,29 @@
+-- Ruling sightings (ruling_sightings of pipeline/normalize/scryfall.py) of the cards kept, with
+-- the text features reconcile needs, computed once per distinct text.
+-- One sighting per (document, card, position, language), as reconcile's _unique keeps it: the
+-- least (text, date, source). A hash aggregate, not a sort.
+CREATE OR REPLACE TEMP TABLE n_sighting AS
+SELECT doc_id, 'scryfall-api' AS origin, oracle_id, position, m.t AS text_as_seen, m.d AS date_as_seen,
+       m.s AS source, 'en' AS lang
+FROM (
+    SELECT doc_id, oracle_id, position, min({'t': comment, 'd': published_at, 's': source}) AS m
+    FROM ruling_object
+    WHERE skip_reason IS NULL AND oracle_id IN (SELECT oracle_id FROM n_card)
+    GROUP BY doc_id, oracle_id, position
+);
+
+CREATE OR REPLACE TEMP TABLE n_text AS
+WITH distinct_text AS (
+    SELECT t, cf_plain(t) AS plain FROM (SELECT DISTINCT text_as_seen AS t FROM n_sighting)
+), featured AS (
+    SELECT t AS text_as_seen,
+        CASE WHEN plain THEN lower(cf_spaces(cf_fold(t))) ELSE py_match_key(t) END AS key,
+        CASE WHEN plain THEN cf_spaces(t) ELSE py_canonical_text(t) END AS canon,
+        CASE WHEN plain THEN cf_symbols_plain(t) ELSE py_has_symbols(t) END
+            AS has_symbols
+    FROM distinct_text
+)
+-- typographic_score of the canonical copy: whitespace changes nothing to its symbols
+SELECT *, (CASE WHEN has_symbols THEN 2 ELSE 0 END) + (CASE WHEN regexp_matches(canon, '[’“”]') THEN 1 ELSE 0 END)
+              AS score
+FROM featured;

@@ -1,0 +1,59 @@
+-- Reconciliation (pipeline/reconcile.py) for sightings that are all anchors: dated, with a
+-- source, in English (every Scryfall API sighting is). Anchors that share (source, date,
+-- match_key) are one ruling; a group whose texts lost their {…} symbols joins the one group
+-- with symbols that has the same key once symbols are removed (flag symbols_lost).
+CREATE OR REPLACE TEMP TABLE n_sighting_keyed AS
+SELECT s.*, t.key, t.canon, t.has_symbols, t.score
+FROM n_sighting AS s JOIN n_text AS t USING (text_as_seen);
+
+CREATE OR REPLACE TEMP TABLE n_group AS
+WITH grouped AS (
+    SELECT source, date_as_seen AS published_at, key, bool_or(has_symbols) AS has_symbols
+    FROM n_sighting_keyed
+    GROUP BY ALL
+), keyed AS (
+    SELECT *, cf_symbol_free_key(key) AS bare FROM grouped
+), symbolic AS (
+    SELECT source, published_at, bare, any_value(key) AS key, count(*) AS n
+    FROM keyed WHERE has_symbols GROUP BY ALL
+), targeted AS (
+    SELECT k.source, k.published_at, k.key,
+           CASE WHEN NOT k.has_symbols AND s.n = 1 THEN s.key ELSE k.key END AS ruling_key,
+           coalesce(NOT k.has_symbols AND s.n = 1, false) AS symbols_lost
+    FROM keyed AS k
+    LEFT JOIN symbolic AS s
+        ON s.source = k.source AND s.published_at IS NOT DISTINCT FROM k.published_at AND s.bare = k.bare
+)
+SELECT *, 'r' || left(sha256(source || chr(31) || coalesce(published_at, '') || chr(31) || ruling_key), 15) AS ruling_id
+FROM targeted;
+
+CREATE OR REPLACE TEMP TABLE n_member AS
+SELECT s.*, g.ruling_id, g.ruling_key, g.symbols_lost
+FROM n_sighting_keyed AS s
+JOIN n_group AS g
+    ON g.source = s.source AND g.published_at IS NOT DISTINCT FROM s.date_as_seen AND g.key = s.key;
+
+CREATE OR REPLACE TEMP TABLE n_ruling AS
+SELECT ruling_id, any_value(source) AS source, any_value(date_as_seen) AS published_at,
+       arg_min(canon, {'lost': symbols_lost, 'score': -score, 'canon': canon}) AS text,
+       any_value(ruling_key) AS match_key
+FROM n_member
+GROUP BY ruling_id;
+
+CREATE OR REPLACE TEMP TABLE n_card_ruling AS
+SELECT oracle_id, ruling_id, min(position) AS position
+FROM n_member
+WHERE oracle_id IS NOT NULL
+GROUP BY oracle_id, ruling_id;
+
+CREATE OR REPLACE TEMP TABLE n_ruling_sighting AS
+SELECT
+    's' || left(sha256(doc_id || chr(31) || coalesce(oracle_id, '') || chr(31) || CAST(position AS VARCHAR)
+                       || chr(31) || lang), 15) AS sighting_id,
+    ruling_id, doc_id, origin, oracle_id, position, lang, text_as_seen, date_as_seen,
+    source AS source_as_seen,
+    CASE WHEN symbols_lost THEN ['symbols_lost'] ELSE []::VARCHAR[] END AS flags
+FROM n_member;
+
+CREATE OR REPLACE TEMP TABLE n_ruling_translation AS
+SELECT * FROM ruling_translation LIMIT 0;

@@ -1,0 +1,165 @@
+"""The bulk plan over real sockets: index, streamed files, conditional GET, --bulk and --plan.
+
+The bulk files are made from the bundled sample's cards and rulings (as FakeScryfall serves
+them), in the format Scryfall documents for bulk data (https://scryfall.com/docs/api/bulk-data):
+a JSON array of card objects, a JSON array of ruling objects, or gzipped JSON lines."""
+
+import gzip
+import json
+
+import duckdb
+import pytest
+
+from pipeline.errors import SourceDataError, TryAgainLater
+from pipeline.http import HttpClient
+from pipeline.rawstore import RawStore
+from support.fake_scryfall import FakeScryfall
+from support.sample_data import sample_api_data
+
+ETAG = '"v1"'
+LAST_MODIFIED = "Mon, 01 Jan 2024 09:00:00 GMT"
+
+
+def _array(items) -> bytes:
+    return ("[\n" + ",\n".join(json.dumps(i, ensure_ascii=False) for i in items) + "\n]\n").encode("utf-8")
+
+
+def _descriptor(kind, url, size, jsonl=False):
+    d = {"object": "bulk_data", "type": kind, "updated_at": "2024-01-01T09:00:00.000+00:00", "size": size,
+         "content_type": "application/json", "content_encoding": "gzip"}
+    d["jsonl_download_uri" if jsonl else "download_uri"] = url
+    return d
+
+
+@pytest.fixture
+def bulk_server():
+    cards, rulings, sets = sample_api_data()
+    english = [c for c in cards if c.get("lang") == "en"]
+    ruling_items = [{"object": "ruling", "oracle_id": oid, **r} for oid, rs in rulings.items() for r in rs]
+    with FakeScryfall(cards, rulings, sets) as fake:
+        files = {"default_cards": _array(english), "all_cards": _array(cards), "rulings": _array(ruling_items)}
+        index = []
+        for kind, body in files.items():
+            path = f"/files/{kind}.json"
+            fake.add_file(path, body, etag=ETAG, last_modified=LAST_MODIFIED)
+            index.append(_descriptor(kind, fake.url + path, len(body)))
+        fake.add_page("/bulk-data", json.dumps({"object": "list", "has_more": False, "data": index}).encode(),
+                      content_type="application/json")
+        fake.add_page("/sets", json.dumps({"object": "list", "has_more": False,
+                                           "data": [{"object": "set", **s} for s in sets.values()]}).encode(),
+                      content_type="application/json")
+        fake.files = files
+        yield fake
+
+
+def rows(db, sql):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_bulk_sync_makes_four_requests_and_loads_every_card(bulk_server, cli, data_dir):
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 0, result.stderr
+    assert [r.path for r in bulk_server.requests] == ["/bulk-data", "/files/default_cards.json",
+                                                      "/files/rulings.json", "/sets"]
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    assert rows(db, "SELECT count(*) FROM card") == [(15,)]
+    assert rows(db, "SELECT count(*) FROM printing") == [(19,)]
+    assert rows(db, "SELECT count(*) FROM card_ruling") == [(153,)]
+    assert rows(db, "SELECT count(*) FROM ruling") == [(40,)]
+    assert rows(db, "SELECT count(*) FROM card_set") == [(4,)]
+
+
+def test_an_unchanged_file_is_not_downloaded_again(bulk_server, cli, data_dir):
+    assert cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always").returncode == 0
+    bulk_server.clear_log()
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 0, result.stderr
+    assert "no changes" in result.stdout
+    files = [r for r in bulk_server.requests if r.path.startswith("/files/")]
+    assert [r.headers.get("If-None-Match") for r in files] == [ETAG, ETAG]
+    runs = RawStore(data_dir / "raw").complete_runs()
+    entries = [json.loads(line) for line in (runs[-1].path / "manifest.jsonl").read_text().splitlines()]
+    reused = [e for e in entries if e["kind"] in ("bulk-cards", "bulk-rulings")]
+    assert [e["status"] for e in reused] == [304, 304]
+    assert all(e["reused_from"].startswith(runs[0].run_id) for e in reused)
+    assert all((runs[-1].path / e["path"]).stat().st_size == e["bytes"] > 0 for e in reused)
+
+
+def test_multilingual_takes_all_cards_and_a_local_filter_keeps_the_query(bulk_server, cli, data_dir):
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "set:mkc", "--bulk", "always", "--multilingual")
+    assert result.returncode == 0, result.stderr
+    assert "/files/all_cards.json" in [r.path for r in bulk_server.requests]
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    assert rows(db, "SELECT DISTINCT set_code FROM printing") == [("MKC",)]
+    assert rows(db, "SELECT count(*) FROM card") == [(1,)]
+    assert rows(db, "SELECT count(*) FROM card_ruling") == [(16,)]
+
+
+def test_gzipped_json_lines_are_preferred_when_offered(bulk_server, cli, data_dir):
+    index = []
+    for kind, body in bulk_server.files.items():
+        lines = b"".join(json.dumps(i, ensure_ascii=False).encode() + b"\n" for i in json.loads(body))
+        path = f"/files/{kind}.jsonl.gz"
+        bulk_server.add_file(path, gzip.compress(lines), content_type="application/gzip")
+        index.append({**_descriptor(kind, bulk_server.url + f"/files/{kind}.json", len(body)),
+                      "jsonl_download_uri": bulk_server.url + path})
+    bulk_server.add_page("/bulk-data", json.dumps({"object": "list", "data": index}).encode(), "application/json")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 0, result.stderr
+    assert "/files/default_cards.jsonl.gz" in [r.path for r in bulk_server.requests]
+    assert rows(data_dir / "warehouse" / "casefile.duckdb", "SELECT count(*) FROM card_ruling") == [(153,)]
+
+
+def test_a_descriptor_without_download_uris_fails_naming_them(bulk_server, cli):
+    bulk_server.add_page("/bulk-data", json.dumps({"object": "list", "data": [
+        {"object": "bulk_data", "type": "default_cards", "size": 1}]}).encode(), "application/json")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 65
+    assert "neither jsonl_download_uri nor download_uri" in result.stderr
+
+
+def test_a_query_the_local_filter_cannot_evaluate_is_refused(bulk_server, cli, data_dir):
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "cmc>3", "--bulk", "always")
+    assert result.returncode == 2 and "--bulk never" in result.stderr
+    assert bulk_server.requests == []
+
+
+def test_auto_takes_the_api_for_the_case_query_without_asking_for_the_index(bulk_server, cli):
+    assert cli("sync", "--api-url", bulk_server.url, "--sources", "api").returncode == 0
+    paths = [r.path for r in bulk_server.requests]
+    assert "/bulk-data" not in paths and len(paths) == 1 + 15 + 4
+
+
+def test_plan_fetches_only_what_it_needs(bulk_server, cli, data_dir):
+    result = cli("sync", "--api-url", bulk_server.url, "--plan")
+    assert result.returncode == 0, result.stderr
+    assert "api: 20 requests" in result.stdout
+    assert [r.path for r in bulk_server.requests] == ["/cards/search"]
+    assert not (data_dir / "raw").exists()
+    bulk_server.clear_log()
+    result = cli("--log-format", "json", "sync", "--api-url", bulk_server.url, "--plan", "--bulk", "always",
+                 "--query", "*")
+    plan = json.loads(result.stdout)
+    assert plan["chosen"] == "bulk" and plan["plans"]["bulk"]["requests"] == 4
+    assert [r.path for r in bulk_server.requests] == ["/bulk-data"]
+
+
+def test_download_caps_and_retries(bulk_server, settings, tmp_path):
+    store = RawStore(tmp_path / "raw")
+    writer = store.new_run({"mode": "live"})
+    client = HttpClient(settings.with_overrides(max_bulk_bytes=100))
+    sink = writer.body_file("scryfall-api", bulk_server.url + "/files/rulings.json", ".json")
+    with pytest.raises(SourceDataError, match="cap"):
+        client.download(bulk_server.url + "/files/rulings.json", sink, pacing=[])
+    sink.discard()
+    bulk_server.add_fault("/files/rulings.json", "truncated", times=None)
+    client = HttpClient(settings)
+    sink = writer.body_file("scryfall-api", bulk_server.url + "/files/rulings.json", ".json")
+    with pytest.raises(TryAgainLater):
+        client.download(bulk_server.url + "/files/rulings.json", sink, pacing=[])
+    sink.discard()
+    assert len(bulk_server.requests_to("/files/rulings.json")) == 1 + settings.max_attempts
