@@ -74,4 +74,9 @@ def search_words(text: str) -> tuple[list[str], str]:
 
 def search(con, text: str, limit: int = 20) -> tuple[list[str], list[tuple]]:
     words, phrase = search_words(text)
-    return query(con, read_sql("read/search_rulings.sql"), {"words": words, "phrase": phrase, "limit": limit})
+    columns, rows = query(con, read_sql("read/search_rulings.sql"),
+                          {"words": words, "first": words[0], "phrase": phrase, "limit": limit})
+    ids = [row[-1] for row in rows]
+    cards = dict(query(con, read_sql("read/cards_of_rulings.sql"), {"ruling_ids": ids})[1]) if ids else {}
+    return ([*columns[:-1], "cards", columns[-1]],
+            [(*row[:-1], cards.get(row[-1], ""), row[-1]) for row in rows])
