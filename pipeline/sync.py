@@ -175,7 +175,7 @@ def _sync(settings: Settings, *, query, offline, sources, include_multilingual, 
     store = RawStore(settings.raw_dir)
     plan = _plan(settings, query, offline, sources, include_multilingual)
     run, traffic, documents = _fetch(settings, store, plan, progress)
-    results = load_pending(settings, store)
+    results = load_pending(settings, store, fetched=run.run_id)
     load = next((r for r in results if r.run_id == run.run_id), None)
     if load is None:
         raise CasefileError(f"run {run.run_id} was not loaded")
@@ -200,7 +200,9 @@ def _loaded_run_ids(con) -> set[str]:
     return {r[0] for r in con.execute("SELECT run_id FROM sync_run").fetchall()}
 
 
-def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo) -> LoadResult:
+def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, mark_aborted: bool = False) -> LoadResult:
+    """Build and load one run. ``mark_aborted``: a signal during the load marks this run aborted
+    (only the run a sync fetched itself; a rebuild or an older pending run is never marked)."""
     upto = [r for r in runs if r.run_id <= run.run_id]
     try:
         state = build_state(store, upto)
@@ -210,7 +212,11 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo) -> LoadRe
     try:
         counts = load_run(con, run_row(run, utc_now_iso()), state.tables, document_rows(run))
     except (Aborted, KeyboardInterrupt) as exc:
-        mark_rejected(run, f"aborted during the load: {exc}", status="aborted")
+        if run.run_id in _loaded_run_ids(con):  # the signal came after the commit: the run is in
+            raise Aborted(f"stopped by a signal just after run {run.run_id} was loaded; "
+                          "the warehouse holds it") from None
+        if mark_aborted:
+            mark_rejected(run, f"aborted during the load: {exc}", status="aborted")
         raise
     summary = counts.pop("_run")
     rows = {name: int(con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]) for name in state.tables}
@@ -222,13 +228,18 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo) -> LoadRe
                       summary["changes"], counts, stored)
 
 
-def load_pending(settings: Settings, store: RawStore) -> list[LoadResult]:
-    """Load every complete run the warehouse has not recorded yet, oldest first."""
+def load_pending(settings: Settings, store: RawStore, fetched: str | None = None) -> list[LoadResult]:
+    """Load every complete run the warehouse has not recorded yet, oldest first.
+
+    ``fetched``: the run this sync just fetched. Readers hold the file for a moment at most, so
+    the writer waits for them as long as they would wait for it (``reader_wait_s``).
+    """
     runs = store.complete_runs()
-    con = open_writer(settings.warehouse_path)
+    con = open_writer(settings.warehouse_path, wait_s=settings.reader_wait_s)
     try:
         loaded = _loaded_run_ids(con)
-        return [_load_one(con, store, runs, run) for run in runs if run.run_id not in loaded]
+        return [_load_one(con, store, runs, run, mark_aborted=run.run_id == fetched)
+                for run in runs if run.run_id not in loaded]
     finally:
         con.close()
 
@@ -237,10 +248,10 @@ def rebuild(settings: Settings) -> list[LoadResult]:
     """The warehouse from the raw store alone: every complete run replayed in order, no network.
 
     Built in a new file and renamed over the old one, so readers see the old warehouse or the
-    new one, never a half-built one.
+    new one, never a half-built one. SIGTERM stops it with the old warehouse in place.
     """
     store = RawStore(settings.raw_dir)
-    with SyncLock(settings.lock_path):
+    with _sigterm_aborts(), SyncLock(settings.lock_path):
         target = settings.warehouse_path
         built = target.with_name(target.name + ".rebuild")
         for stale in (built, Path(str(built) + ".wal")):
@@ -253,7 +264,7 @@ def rebuild(settings: Settings) -> list[LoadResult]:
             con.execute("CHECKPOINT")
         finally:
             con.close()
-        replace_file(built, target)
+        replace_file(built, target, wait_s=settings.reader_wait_s)
         return results
 
 

@@ -93,3 +93,12 @@ def sample_warehouse(tmp_path_factory) -> Path:
     data = tmp_path_factory.mktemp("sample") / "data"
     assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
     return data
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The reliability figures of this session (kills, faults, fuzzed inputs), measured."""
+    from support import tally
+
+    line = tally.summary()
+    if line:
+        terminalreporter.write_line(line)
