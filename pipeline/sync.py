@@ -61,6 +61,7 @@ class SyncResult:
     counts: dict[str, int]
     replay_of: str | None = None
     skipped_records: int = 0
+    unknown_fields: dict = field(default_factory=dict)  # Scryfall card fields casefile does not read: name -> times seen
 
     def summary(self) -> dict:
         """The run summary: the figures of its sync_run row, as stored, plus row counts."""
@@ -70,7 +71,7 @@ class SyncResult:
                 "requests": row.get("requests"), "bytes": row.get("bytes"), "documents": row.get("documents"),
                 "inserted": row.get("inserted"), "updated": row.get("updated"), "removed": row.get("removed"),
                 "changes": self.load.changes, "duration_s": row.get("duration_s"), "replay_of": self.replay_of,
-                "skipped_records": self.skipped_records, "rows": self.counts}
+                "skipped_records": self.skipped_records, "unknown_fields": self.unknown_fields, "rows": self.counts}
 
 
 def resolve_offline_source(value: str) -> RunInfo:
@@ -179,10 +180,15 @@ def _sync(settings: Settings, *, query, offline, sources, include_multilingual, 
     load = next((r for r in results if r.run_id == run.run_id), None)
     if load is None:
         raise CasefileError(f"run {run.run_id} was not loaded")
+    unknown = load.tables.get("_unknown_fields", {})
+    if unknown:
+        log.info("ignored %d field(s) of Scryfall card objects that casefile does not read (%d times): %s",
+                 len(unknown), sum(unknown.values()), ", ".join(sorted(unknown)))
     return SyncResult(run_id=run.run_id, mode=plan.mode, query=plan.query, sources=plan.sources,
                       requests=traffic["requests"], bytes=traffic["bytes"], documents=documents,
                       duration_s=time.monotonic() - started, load=load, counts=table_counts_from(load),
-                      replay_of=plan.replay_of, skipped_records=load.tables.get("_skipped", 0))
+                      replay_of=plan.replay_of, skipped_records=load.tables.get("_skipped", 0),
+                      unknown_fields=unknown)
 
 
 def _traffic(transport) -> dict:
@@ -222,6 +228,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, mark_abor
     rows = {name: int(con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]) for name in state.tables}
     counts["_rows"] = rows
     counts["_skipped"] = len(state.skipped)
+    counts["_unknown_fields"] = dict(sorted(state.unknown_fields.items()))
     cursor = con.execute("SELECT * FROM sync_run WHERE run_id = ?", [run.run_id])
     stored = dict(zip([d[0] for d in cursor.description], cursor.fetchone()))
     return LoadResult(run.run_id, summary["status"], summary["inserted"], summary["updated"], summary["removed"],
