@@ -122,6 +122,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, pd
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    log.debug("run %s committed", run_row["run_id"])
     failpoint("after_commit")
     counts["_run"] = {"status": row["status"], "changes": len(changes), **totals}
     return counts
