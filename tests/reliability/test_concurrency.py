@@ -27,13 +27,13 @@ from pipeline.cli import main
 from pipeline.rawstore import read_run
 
 from conftest import subprocess_env
-from support.runs import EditableRun
+from support import tally
+from support.runs import EditableRun, printed_text
 from support.warehouse_state import fingerprints, run_dirs, warehouse_of
 
 pytestmark = pytest.mark.reliability
 
 ERRATA = "Case of the Uneaten Feast"
-NEW_TEXT = "Whenever a creature enters the battlefield under your control, you gain 1 life."
 READERS = {
     "sql": ["sql", "SELECT name, oracle_text FROM card ORDER BY name", "--format", "csv"],
     "card": ["card", "Uneaten Feast"],
@@ -61,16 +61,18 @@ def start(data_dir: Path, args: list[str], **env) -> subprocess.Popen:
 
 @pytest.fixture(scope="module")
 def states(tmp_path_factory):
-    """A warehouse holding the sample's API answers, and a run that changes one card's Oracle text."""
+    """A warehouse holding the sample's API answers, and a run that sets one card's Oracle text to
+    its printed wording (from the reference)."""
     root = tmp_path_factory.mktemp("concurrency")
     run = EditableRun(root / "run", sources=["api"])
-    run.set_oracle_text(ERRATA, NEW_TEXT)
+    run.set_oracle_text(ERRATA, printed_text(ERRATA))
     base, after = root / "base", root / "after"
     assert main(["--data-dir", str(base), "-q", "sync", "--offline", "--sources", "api"]) == 0
     shutil.copytree(base, after)
     assert main(["--data-dir", str(after), "-q", "sync", "--offline", str(run.path)]) == 0
-    expected = {name: {comparable(name, read_in_process(d, args)) for d in (base, after)}
-                for name, args in READERS.items()}
+    expected = {name: {comparable(name, read_in_process(folder, args)): state
+                       for state, folder in (("before", base), ("after", after))}
+                for name, args in READERS.items()}  # reader -> its output -> the state it shows
     assert all(len(outputs) == 2 for outputs in expected.values())  # each reader tells the states apart
     return {"root": root, "run": run.path, "base": base, "after": after, "expected": expected}
 
@@ -96,18 +98,23 @@ def test_readers_during_a_sync_read_before_or_after_or_exit_75(states):
     patient = start(data, READERS["sql"], CASEFILE_READER_WAIT="20")
     assert sync.wait(timeout=60) == 0, sync.stderr.read()
 
-    codes = {}
+    seen = {}  # reader -> "before", "after" or "exit 75"
     for name, proc in readers + [("sql", patient)]:
         out, err = proc.communicate(timeout=60)
         assert "Traceback" not in err, err
         if proc.returncode == 75:
             assert len(err.strip().splitlines()) == 1 and "busy" in err, err
+            seen[proc] = "exit 75"
         else:
             assert proc.returncode == 0, err
             assert comparable(name, out) in states["expected"][name], out
-        codes[proc] = proc.returncode
-    assert 75 in codes.values(), "no reader met the sync's open warehouse: the race did not happen"
-    assert codes[patient] == 0  # it waited for the commit and read the state after it
+            seen[proc] = states["expected"][name][comparable(name, out)]
+    outcomes = list(seen.values())
+    tally.measured["readers racing a sync"] = (f"{outcomes.count('before')} read the state before, "
+                                              f"{outcomes.count('exit 75')} exited 75, "
+                                              f"{outcomes.count('after')} read the state after")
+    assert "exit 75" in outcomes, "no reader met the sync's open warehouse: the race did not happen"
+    assert seen[patient] == "after"  # it waited for the commit
     after_renames = {p.name: "<run>" for p in run_dirs(states["after"])[-1:]}
     our_renames = {p.name: "<run>" for p in run_dirs(data)[-1:]}
     assert fingerprints(data, our_renames) == fingerprints(states["after"], after_renames)

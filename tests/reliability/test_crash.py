@@ -43,9 +43,10 @@ from pipeline.sync import rebuild
 
 from conftest import subprocess_env
 from support import tally
-from support.runs import SAMPLE, EditableRun
+from support.runs import SAMPLE, EditableRun, printed_text
 from support.warehouse_state import (
-    DATA_TABLES, bodies_of, failing_checks, fingerprints, loaded_runs, raw_run_problems, run_dirs, warehouse_of,
+    DATA_TABLES, bodies_of, failing_checks, fingerprints, loaded_runs, raw_run_problems, run_dirs, run_status,
+    warehouse_of,
 )
 
 pytestmark = pytest.mark.reliability
@@ -74,7 +75,8 @@ FAILPOINT_KILLS = [
     Kill("edited", "during_extract:kill@20"), Kill("edited", "during_load:kill"),
     Kill("edited", "before_commit:kill"), Kill("edited", "after_commit:kill"),
     Kill("sample", "during_extract:kill@30"), Kill("sample", "before_commit:kill"), Kill("sample", "after_commit:kill"),
-    Kill("rebuild", "after_commit:kill@1"), Kill("rebuild", "before_commit:kill@2"), Kill("rebuild", "before_replace:kill"),
+    Kill("rebuild", "after_commit:kill@1"), Kill("rebuild", "before_commit:kill@2"),
+    Kill("rebuild", "before_replace:kill"),
 ]
 _rng = random.Random(SEED)
 # A time past the end of the work finds the process gone: that kill is not counted. The working
@@ -135,8 +137,9 @@ def _new_run_renames(data_dir: Path, base_runs: set[str]) -> dict[str, str]:
 
 
 def _edited_runs(root: Path) -> tuple[Path, Path]:
-    """run1: the sample's API answers without one card; run2: all of them, one ruling re-worded and
-    one Oracle text set to the card's printed wording (constructed edits, as in test_operations)."""
+    """run1: the sample's API answers without one card; run2: all of them, one ruling re-worded (a
+    constructed edit: "won’t" made "doesn’t") and one Oracle text set to the card's printed wording
+    from the reference, as in test_operations."""
     run1 = EditableRun(root / "run1", sources=["api"])
     run1.drop_card(DROPPED)
     run2 = EditableRun(root / "run2", sources=["api"])
@@ -146,21 +149,23 @@ def _edited_runs(root: Path) -> tuple[Path, Path]:
         target["comment"] = target["comment"].replace("won’t cause", "doesn’t cause")
 
     run2.edit_rulings(REWORDED, reword)
-    run2.set_oracle_text(ERRATA, "Whenever a creature enters the battlefield under your control, you gain 1 life.")
+    run2.set_oracle_text(ERRATA, printed_text(ERRATA))
     return run1.path, run2.path
 
 
-def _scene(root: Path, name: str, base: Path, args: list[str], known: set[str]) -> Scene:
+def _sync_scene(root: Path, name: str, base: Path, offline: list[str], known: set[str]) -> Scene:
+    """`casefile sync --offline [RUN_DIR]` on a copy of ``base``; its after state made in this process."""
     after = root / f"after-{name}"
     shutil.copytree(base, after)
-    working_s = _sync(after, *args[2:]) if args[0] == "sync" else 0.0
+    working_s = _sync(after, *offline)
     renames = _new_run_renames(after, {p.name for p in run_dirs(base)})
-    return Scene(base=base, args=args, before=fingerprints(base), after=fingerprints(after, renames),
+    return Scene(base=base, args=["sync", "--offline", *offline], before=fingerprints(base),
+                 after=fingerprints(after, renames),
                  after_data=fingerprints(after, renames, DATA_TABLES), known_bodies=known, working_s=working_s,
                  started=lambda d, n=len(run_dirs(base)): len(run_dirs(d)) > n)
 
 
-def _rebuild_scene(lab: Lab, root: Path, wal_base: Path) -> Scene:
+def _rebuild_scene(root: Path, wal_base: Path) -> Scene:
     """The edited scene's after state as a kill -9 just after the commit leaves it: in the WAL only."""
     probe = root / "rebuild-probe"
     shutil.copytree(wal_base, probe)
@@ -202,8 +207,8 @@ def lab(tmp_path_factory) -> Lab:
     _sync(base, str(run1))
     known = bodies_of(run1) | bodies_of(run2) | bodies_of(SAMPLE)
     lab = Lab()
-    lab.scenes["edited"] = _scene(root, "edited", base, ["sync", "--offline", str(run2)], known)
-    lab.scenes["sample"] = _scene(root, "sample", base, ["sync", "--offline"], known)
+    lab.scenes["edited"] = _sync_scene(root, "edited", base, [str(run2)], known)
+    lab.scenes["sample"] = _sync_scene(root, "sample", base, [], known)
     with ThreadPoolExecutor(WORKERS) as pool:
         wal_kill = Kill("edited", "after_commit:kill")
         wal_base: Future = pool.submit(_run_kill, lab.scenes["edited"], wal_kill, root / "wal-base")
@@ -212,7 +217,7 @@ def lab(tmp_path_factory) -> Lab:
         made = wal_base.result()
         assert made.killed, made.stderr
         lab.wal_left = (warehouse_of(made.data_dir).parent / "casefile.duckdb.wal").exists()
-        lab.scenes["rebuild"] = _rebuild_scene(lab, root, made.data_dir)
+        lab.scenes["rebuild"] = _rebuild_scene(root, made.data_dir)
         rebuilds = {k.name: pool.submit(_run_kill, lab.scenes["rebuild"], k, root / f"k{i:02d}")
                     for i, k in enumerate(PLAN) if k.scene == "rebuild"}
         lab.outcomes = {name: future.result() for name, future in {**syncs, **rebuilds}.items()}
@@ -238,14 +243,16 @@ def _check_run_row(data_dir: Path, run_path: Path) -> None:
 def test_a_kill_leaves_the_state_before_or_after(lab, kill):
     outcome, scene = lab.outcomes[kill.name], lab.scenes[kill.scene]
     seed = f"(seed {SEED}; data folder {outcome.data_dir})"
-    assert outcome.killed or (kill.at is not None and outcome.returncode == 0), f"exit {outcome.returncode}: {outcome.stderr} {seed}"
+    finished_first = kill.at is not None and outcome.returncode == 0  # a random time after the end
+    assert outcome.killed or finished_first, f"exit {outcome.returncode}: {outcome.stderr} {seed}"
     assert "Traceback" not in outcome.stderr, seed
 
     new_runs = [p for p in run_dirs(outcome.data_dir) if p.name not in scene.base_runs]
     assert len(new_runs) <= 1, seed
     for run_path in new_runs:
         assert raw_run_problems(run_path, scene.known_bodies) == [], seed
-    complete = bool(new_runs) and read_run(new_runs[0]).complete
+    status = run_status(new_runs[0]) if new_runs else None
+    complete = status == "complete"
 
     assert failing_checks(outcome.data_dir) == [], seed
     state = fingerprints(outcome.data_dir, _new_run_renames(outcome.data_dir, scene.base_runs))
@@ -254,10 +261,10 @@ def test_a_kill_leaves_the_state_before_or_after(lab, kill):
         assert complete, f"the warehouse holds a run the raw store does not have complete {seed}"
         _check_run_row(outcome.data_dir, new_runs[0])
     if kill.scene == "rebuild":
-        assert {p.name: read_run(p).status for p in run_dirs(outcome.data_dir)} == \
-               {p.name: read_run(p).status for p in run_dirs(scene.base)}, f"a rebuild changed the raw store {seed}"
+        assert {p.name: run_status(p) for p in run_dirs(outcome.data_dir)} == \
+               {p.name: run_status(p) for p in run_dirs(scene.base)}, f"a rebuild changed the raw store {seed}"
 
-    case = (kill.scene, read_run(new_runs[0]).status if new_runs else None)
+    case = (kill.scene, status)
     if case in lab.rebuilt:
         return
     lab.rebuilt.add(case)

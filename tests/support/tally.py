@@ -12,11 +12,12 @@ kills: Counter = Counter()  # SIGKILLs that hit a running casefile, by where: a 
 faults: Counter = Counter()  # faulted answers served by FakeScryfall in the network-fault runs, by kind
 fuzzed: Counter = Counter()  # inputs given to each parser by the fuzz tests
 seeds: dict[str, int] = {}  # the random seeds used, to replay a run
+measured: dict[str, str] = {}  # single figures measured on the way: "429 retry gap" -> "1.51 s"
 
 
 def summary() -> str | None:
     """One line, or None when no reliability test ran."""
-    if not (kills or faults or fuzzed):
+    if not (kills or faults or fuzzed or measured):
         return None
     parts = []
     if kills:
@@ -28,4 +29,5 @@ def summary() -> str | None:
         parts.append(f"{sum(faults.values())} faulted answers of {len(faults)} kinds ({kinds})")
     if fuzzed:
         parts.append("fuzzed inputs: " + ", ".join(f"{parser} {n:,}" for parser, n in sorted(fuzzed.items())))
+    parts.extend(f"{what}: {figure}" for what, figure in sorted(measured.items()))
     return "reliability: " + "; ".join(parts)

@@ -96,6 +96,8 @@ def raw_run_problems(run_path: Path, known_bodies: set[str]) -> list[str]:
     are the only partial files allowed.
     """
     problems = []
+    if not (run_path / "run.json").exists():  # killed while creating the folder: nothing may be in it yet
+        return [f"{p.name}: written before run.json" for p in run_path.iterdir() if not p.name.startswith(".")]
     run = read_run(run_path)
     entries = read_manifest(run, include_quarantined=True)
     listed = {e.path for e in entries}
@@ -116,6 +118,11 @@ def raw_run_problems(run_path: Path, known_bodies: set[str]) -> list[str]:
         if run.success.get("documents") != len(kept):
             problems.append(f"_SUCCESS counts {run.success.get('documents')} documents, the manifest {len(kept)}")
     return problems
+
+
+def run_status(run_path: Path) -> str:
+    """complete, failed, aborted, rejected, incomplete; "unborn" for a folder killed before its run.json."""
+    return read_run(run_path).status if (run_path / "run.json").exists() else "unborn"
 
 
 def bodies_of(run_path: Path) -> set[str]:
