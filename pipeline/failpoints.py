@@ -1,10 +1,7 @@
-"""Named points where the reliability tests stop a sync on purpose (kill -9, or a pause).
+"""Named points where the reliability tests stop a sync on purpose: kill -9, or a pause.
 
-``CASEFILE_FAILPOINT=name:action[,name:action]`` with action ``kill`` (SIGKILL to this process at
-the first pass), ``kill@N`` (at the Nth pass) or ``sleep=<seconds>``. Unset, a failpoint costs one
-dictionary lookup. Points: ``during_extract`` (after each saved response), ``during_load`` (inside
-the load transaction, after the merges), ``before_commit``, ``after_commit``, ``before_replace``
-(``rebuild``, before the new warehouse is renamed over the old one).
+``CASEFILE_FAILPOINT=name:action[,…]``, action ``kill`` (first pass), ``kill@N`` (Nth) or ``sleep=S``.
+Points: during_extract, during_load, before_commit, after_commit, before_replace (rebuild).
 """
 
 from __future__ import annotations

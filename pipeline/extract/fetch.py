@@ -1,8 +1,7 @@
 """One request, kept: ask the transport, save the answer to the raw store, quarantine what failed.
 
-When the HTTP client gives up on a body (invalid JSON, a maintenance page where JSON was expected,
-a truncated or too-slow body), its error carries the last such response; it is saved under
-``quarantine/`` with its reason before the error stops the run, so the evidence is never lost.
+A body the HTTP client gave up on (its error carries it) goes to the run's ``quarantine/`` with its
+reason before the error stops the run, so the evidence is never lost.
 """
 
 from __future__ import annotations

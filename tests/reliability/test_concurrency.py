@@ -1,11 +1,7 @@
 """One writer, many readers: readers racing a sync see the last committed state or exit 75.
 
-A sync is held at its failpoints (slowed during extract, paused before its commit) while
-`casefile sql`, `card` and `status` run beside it in their own processes. Each reader prints
-the state before the run or after it, or waits briefly and exits 75 with one line; none prints
-a traceback, and the warehouse ends exactly as a sync alone leaves it. The other way round, a
-sync waits for a reader holding the warehouse, and stops with 75 (its run kept, loaded by the
-next sync) if the reader holds on too long.
+A sync is held at its failpoints while `casefile sql`, `card` and `status` run beside it; and the
+other way round, a sync waits for a reader holding the warehouse, then exits 75 keeping its run.
 """
 
 from __future__ import annotations

@@ -1,22 +1,7 @@
-"""Crash safety: kill -9 a sync or a rebuild at its failpoints and at random times, then look.
+"""Crash safety: kill -9 a sync or a rebuild at its failpoints and at seeded random times, then look.
 
-After every kill: the warehouse opens and passes sql/checks/*.sql; its per-table fingerprints
-equal the state before the run or the state after it, never anything between; it holds the run
-only if the raw store has the run complete; no raw file under its final name is partial; and
-`rebuild` skips a run that never finished and replays one that did.
-
-What "after" means for the bookkeeping tables, precisely (fingerprints rename run ids to a
-placeholder, see support/warehouse_state.py):
-- sync_run gains one row, the run's, equal to the reference run's except for the run id, its own
-  started_at/finished_at (checked against its run.json and _SUCCESS) and the load's wall clock
-  (loaded_at, duration_s);
-- raw_document gains the run's documents not already there (same URL and bytes = same doc_id,
-  kept with the run that first fetched them), their path under the run's own folder;
-- change_event gains the run's events, and retired_ruling the rulings it retired, under its id.
-A killed rebuild has one state only: a rebuild reproduces the warehouse it replaces.
-
-Kill times are drawn from a seeded generator; the seed is in the session's summary line and in
-every failure message (CASEFILE_KILL_SEED=<seed> replays a run).
+Each kill must leave the state before the run or after it (per-table fingerprints), a raw store
+with no partial file, and a raw store that `rebuild` replays to the same data.
 """
 
 from __future__ import annotations
@@ -241,6 +226,18 @@ def _check_run_row(data_dir: Path, run_path: Path) -> None:
 
 @pytest.mark.parametrize("kill", PLAN, ids=lambda k: k.name)
 def test_a_kill_leaves_the_state_before_or_after(lab, kill):
+    """The warehouse opens and passes sql/checks; it equals the state before the run or after it;
+    it holds the run only if the raw store has the run complete; no raw file under its final name
+    is partial; `rebuild` skips a run that never finished and replays one that did.
+
+    "After" for the bookkeeping tables, precisely (run ids are renamed to a placeholder):
+    sync_run gains one row, the run's, equal to the reference run's but for its started_at and
+    finished_at (its own, checked against its run.json and _SUCCESS) and the load's wall clock
+    (loaded_at, duration_s, left out); raw_document gains the run's documents not already there
+    (same URL and bytes = same doc_id, kept with the run that first fetched them); change_event and
+    retired_ruling gain the run's events and retired rulings. A rebuild has one state: it
+    reproduces the warehouse it replaces. The seed replays the kill times (CASEFILE_KILL_SEED).
+    """
     outcome, scene = lab.outcomes[kill.name], lab.scenes[kill.scene]
     seed = f"(seed {SEED}; data folder {outcome.data_dir})"
     finished_first = kill.at is not None and outcome.returncode == 0  # a random time after the end

@@ -1,12 +1,7 @@
 """Hostile input: every parser, fuzzed, gives records that can be stored, or its parse error.
 
-Parsers: the Scryfall JSON ones (search_page_records, search_page_links, set_record,
-ruling_sightings), the three page parsers, French dates and the Comprehensive Rules. Inputs:
-random bytes and text, any JSON, real documents with odd fields, mutated and truncated real
-documents and pages, and the classic breakers (deep nesting, lone surrogates, huge numbers).
-Bounded for CI: each parser gets at least 1,000 inputs; the session's summary line counts them.
-End to end: broken records over the set share fail the run with exit 65 and change nothing;
-unknown fields are counted in the run summary.
+At least 1,000 inputs per parser (counted in the session's summary line); end to end, too many
+broken records fail the run with exit 65 and unknown fields are counted in the run summary.
 """
 
 from __future__ import annotations

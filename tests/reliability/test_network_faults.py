@@ -1,11 +1,7 @@
-"""Network faults: a live sync against a loopback Scryfall that misbehaves, through the real CLI.
+"""Network faults: a live sync (subprocess CLI) against a loopback Scryfall that misbehaves.
 
-Each scenario copies a warehouse loaded from the sample, starts its own FakeScryfall with the
-faults, and runs `casefile sync --api-url … --sources api` in a subprocess with small retry
-settings. The scenarios run side by side; the tests then check each one: the documented exit
-code, what the server saw (measured there: request counts, the wait after a 429), the warehouse
-unchanged by per-table fingerprints when the run failed, and a body given up on kept in the
-run's quarantine/ with its reason.
+Scenarios run side by side, each with its own server and data folder; the tests check the exit
+code, what the server saw, the warehouse unchanged when the run fails, and the quarantined body.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Security: `casefile sql` reads and nothing else, raw files stay in the raw store, only http(s)
-URLs, and no credential is ever asked, printed or written down.
-
-(HTML output: casefile has none in this tree, there is no pipeline/html_report.py, so there is
-nothing to escape yet.)
+"""Security: `casefile sql` only reads, raw files stay in the raw store, URL settings are http(s)
+without credentials, and no credential is ever printed or written down. There is no HTML output in
+this tree (no pipeline/html_report.py), so nothing to escape yet.
 """
 
 from __future__ import annotations
