@@ -21,9 +21,10 @@ def summary() -> str | None:
         return None
     parts = []
     if kills:
-        at_points = sum(n for where, n in kills.items() if where != "random time")
-        parts.append(f"{sum(kills.values())} kills ({at_points} at failpoints, {kills['random time']} at random "
-                     f"times, seed {seeds.get('kills')})")
+        points = {where: n for where, n in sorted(kills.items()) if where != "random time"}
+        listed = ", ".join(f"{where} {n}" for where, n in points.items())
+        parts.append(f"{sum(kills.values())} kills ({sum(points.values())} at failpoints: {listed}; "
+                     f"{kills['random time']} at random times, seed {seeds.get('kills')})")
     if faults:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(faults.items()))
         parts.append(f"{sum(faults.values())} faulted answers of {len(faults)} kinds ({kinds})")
