@@ -255,7 +255,12 @@ def build_state(store: RawStore, runs: list[RunInfo]) -> State:
                  unmatched_translations=len(rec.unmatched_translations), skipped_count=len(got.skipped))
 
 
-def build_state_sql(con, store: RawStore, runs: list[RunInfo]) -> State:
+# The SQL path pays off on large inputs (bulk files, big queries); below this many bytes of
+# Scryfall documents the Python reference path is as fast and stricter about field types.
+SQL_PATH_MIN_BYTES = 16 * 1024 * 1024
+
+
+def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int = SQL_PATH_MIN_BYTES) -> State:
     """The same tables through DuckDB (``normalize/duck.py``): TEMP tables n_<table> on ``con``.
 
     Raises SqlPathUnavailable when a document needs the Python path (``build_state``), and when
@@ -267,6 +272,9 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo]) -> State:
     queries = {query for query, _ in views}
     if len(queries) > 1:
         raise duck.SqlPathUnavailable("cards of several queries need the Python path to tell them apart")
+    size = sum(e.bytes or 0 for run in views.values() for e in read_manifest(run) if _usable(e))
+    if size < min_bytes:
+        raise duck.SqlPathUnavailable(f"{size:,} bytes of documents: the Python path is enough")
     docs: list[duck.Doc] = []
     order: list[str] = []
     for (query, origin), run in sorted(views.items(), key=lambda item: (item[1].run_id, item[0])):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from . import __version__
 from .errors import ConfigError
@@ -106,10 +106,30 @@ class Settings:
         return validate(replace(self, **changes))
 
 
+def redact_url(url: str) -> str:
+    """The URL with any user:password@ replaced by ``***@``, fit to print or log."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unreadable URL>"
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
+
+
 def check_http_url(url: str, what: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(f"{what} must be an http(s) URL, got {url!r}")
+    """An http(s) URL without credentials (casefile sends none, and must not write them down)."""
+    try:
+        parts = urlsplit(url)
+        has_credentials = parts.username is not None or parts.password is not None
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise ConfigError(f"{what} is not a URL: {redact_url(url)!r}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{what} must be an http(s) URL, got {redact_url(url)!r}")
+    if has_credentials:
+        raise ConfigError(f"{what} must not carry credentials (user:password@), got {redact_url(url)!r}; "
+                          "casefile sends none and keeps every URL it asks in the raw store")
     return url.rstrip("/")
 
 

@@ -20,8 +20,8 @@ from urllib.parse import urljoin, urlsplit
 import requests
 import urllib3
 
-from .config import Settings
-from .errors import RateLimited, SourceDataError, SourceUnavailable, TryAgainLater
+from .config import Settings, redact_url
+from .errors import CasefileError, RateLimited, SourceDataError, SourceUnavailable, TryAgainLater
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,14 @@ class Traffic:
 
 
 class BodyProblem(Exception):
-    """A 200 whose body is not what was asked for; worth another try, then quarantine."""
+    """A 200 whose body is not what was asked for; worth another try, then quarantine.
+
+    ``transient``: the source is down for a while (a maintenance page), not sending bad data.
+    """
+
+    def __init__(self, reason: str, transient: bool = False):
+        super().__init__(reason)
+        self.transient = transient
 
 
 def utc_now_iso() -> str:
@@ -112,10 +119,10 @@ def json_body_check(response_headers: dict[str, str], body: bytes) -> None:
     """Raise BodyProblem unless the body is a JSON document (Scryfall's API always sends one)."""
     ctype = response_headers.get("content-type", "")
     if "html" in ctype:
-        raise BodyProblem(f"an HTML page ({ctype}) where JSON was expected: maintenance page?")
+        raise BodyProblem(f"an HTML page ({ctype}) where JSON was expected: maintenance page?", transient=True)
     try:
         json.loads(body)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise BodyProblem(f"invalid JSON ({exc.__class__.__name__}: {str(exc)[:80]})") from None
 
 
@@ -129,6 +136,7 @@ class HttpClient:
         self.pacer = Pacer(clock, sleep)
         self.traffic = Traffic()
         self._sleep = sleep
+        self._clock = clock
         self._on_rate_limited = on_rate_limited
 
     def close(self) -> None:
@@ -144,27 +152,26 @@ class HttpClient:
         ``allowed_hosts`` lists hosts other than the URL's own that redirects may lead to.
         """
         pacing = list(pacing)
+        refuse_credentials(url)
         hosts = {urlsplit(url).hostname} | set(allowed_hosts)
         attempts = 0
-        last_problem = ""
-        body_failure = False
-        bad_response: Response | None = None
+        failure = _Failure("")
         while attempts < self.settings.max_attempts:
             attempts += 1
             try:
                 response = self._exchange(url, pacing, accept, hosts)
             except (requests.ConnectionError, requests.Timeout, urllib3.exceptions.HTTPError) as exc:
-                last_problem, body_failure = f"connection failed: {_short(exc)}", False
-            except _Truncated as exc:
-                last_problem, body_failure = str(exc), False
+                failure = _Failure(f"connection failed: {_short(exc)}")
+            except _IncompleteBody as exc:
+                failure = _Failure(str(exc), exc.response, transient=True)
             else:
                 status = response.status
                 if status == 429:
                     self._wait_rate_limited(url, response.headers)
-                    last_problem, body_failure = "HTTP 429 (rate limited)", False
+                    failure = _Failure("HTTP 429 (rate limited)")
                     continue
                 if status >= 500:
-                    last_problem, body_failure = f"HTTP {status}", False
+                    failure = _Failure(f"HTTP {status}")
                     hint = parse_retry_after(response.headers.get("retry-after"))
                     if hint is not None and hint <= self.settings.retry_after_max_s and attempts < self.settings.max_attempts:
                         self._sleep_for("retry-after on 5xx", hint)
@@ -173,21 +180,15 @@ class HttpClient:
                     try:
                         check_body(response.headers, response.body)
                     except BodyProblem as exc:
-                        last_problem, body_failure = str(exc), True
-                        bad_response = response
+                        failure = _Failure(str(exc), response, transient=exc.transient)
                     else:
                         return _with_attempts(response, attempts)
                 else:
                     return _with_attempts(response, attempts)
             if attempts < self.settings.max_attempts:
                 self.traffic.retries += 1
-                self._sleep_for(f"backoff after {last_problem}", self._backoff(attempts))
-        message = f"{url}: gave up after {attempts} attempts; last problem: {last_problem}"
-        if body_failure:
-            err = SourceDataError(message)
-            err.bad_response = bad_response
-            raise err
-        raise TryAgainLater(message)
+                self._sleep_for(f"backoff after {failure.reason}", self._backoff(attempts))
+        raise failure.error(f"{url}: gave up after {attempts} attempts; last problem: {failure.reason}")
 
     def download(self, url: str, sink, *, pacing: Iterable[tuple[str, float]], accept: str = JSON_ACCEPT,
                  validators: dict[str, str] | None = None, check_file: Callable[[object], None] | None = None,
@@ -218,7 +219,7 @@ class HttpClient:
                 response = self._stream_to(url, pacing, headers, hosts, sink, cap)
             except (requests.ConnectionError, requests.Timeout, urllib3.exceptions.HTTPError) as exc:
                 last_problem = f"connection failed: {_short(exc)}"
-            except (_Truncated, BodyProblem) as exc:
+            except (_IncompleteBody, BodyProblem) as exc:
                 last_problem = str(exc)
             else:
                 if response.status == 429:
@@ -275,11 +276,11 @@ class HttpClient:
                             gz.feed(chunk)
                 except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError,
                         urllib3.exceptions.ProtocolError, requests.ConnectionError) as exc:
-                    raise _Truncated(f"truncated body: {_short(exc)}") from None
+                    raise _IncompleteBody(f"truncated body: {_short(exc)}", b"") from None
                 self.traffic.bytes += sink.size
                 encoded = r.headers.get("content-encoding", "identity") not in ("", "identity")
                 if declared and declared.isdigit() and not encoded and sink.size != int(declared):
-                    raise _Truncated(f"truncated body: {sink.size} of {declared} bytes")
+                    raise _IncompleteBody(f"truncated body: {sink.size} of {declared} bytes", b"")
                 if gz is not None:
                     gz.close()
                 return Response(url=url, final_url=current, status=200, headers=kept, body=b"",
@@ -299,37 +300,54 @@ class HttpClient:
                 if r.is_redirect or (300 <= r.status_code < 400 and "location" in r.headers):
                     target = urljoin(current, r.headers["location"])
                     parts = urlsplit(target)
+                    if parts.username is not None or parts.password is not None:
+                        raise SourceUnavailable(f"{url}: refused a redirect to a URL carrying credentials "
+                                                f"({redact_url(target)})")
                     if parts.scheme not in ("http", "https") or parts.hostname not in hosts:
                         raise SourceUnavailable(
                             f"{url}: refused a redirect to another host ({target}); "
                             "casefile only follows redirects within the host it asked")
                     current = target
                     continue
-                body = self._read_capped(r, current)
+                try:
+                    body = self._read_capped(r, current)
+                except _IncompleteBody as exc:
+                    exc.response = Response(url=url, final_url=current, status=r.status_code, headers=headers,
+                                            body=exc.partial, fetched_at=fetched_at)
+                    self.traffic.bytes += len(exc.partial)
+                    raise
                 self.traffic.bytes += len(body)
                 return Response(url=url, final_url=current, status=r.status_code, headers=headers,
                                 body=body, fetched_at=fetched_at)
         raise SourceUnavailable(f"{url}: more than {MAX_REDIRECTS} redirects")
 
     def _read_capped(self, r: requests.Response, url: str) -> bytes:
+        """The body, refused over the size cap, and given up on when it does not come whole in time.
+
+        ``read_timeout_s`` bounds each wait for bytes (requests does that) and the whole body too:
+        a server that trickles a byte at a time cannot hold a run forever.
+        """
         cap = self.settings.max_bytes
         declared = r.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > cap:
             raise SourceDataError(f"{url}: response of {int(declared):,} bytes refused (cap {cap:,} bytes)")
+        deadline = self._clock() + self.settings.read_timeout_s
         chunks, size = [], 0
         try:
-            for chunk in r.iter_content(chunk_size=64 * 1024):
+            while chunk := r.raw.read1(64 * 1024, decode_content=True):
                 size += len(chunk)
                 if size > cap:
                     raise SourceDataError(f"{url}: response larger than the cap of {cap:,} bytes refused")
                 chunks.append(chunk)
-        except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError,
-                urllib3.exceptions.ProtocolError, requests.ConnectionError) as exc:
-            raise _Truncated(f"truncated body: {_short(exc)}") from None
+                if self._clock() > deadline:
+                    raise _IncompleteBody(f"body not complete within the read timeout of "
+                                          f"{self.settings.read_timeout_s:g} s ({size:,} bytes came)", b"".join(chunks))
+        except (urllib3.exceptions.HTTPError, requests.RequestException, OSError) as exc:
+            raise _IncompleteBody(f"truncated body: {_short(exc)}", b"".join(chunks)) from None
         body = b"".join(chunks)
         encoded = r.headers.get("content-encoding", "identity") not in ("", "identity")
         if declared and declared.isdigit() and not encoded and len(body) != int(declared):
-            raise _Truncated(f"truncated body: {len(body)} of {declared} bytes")
+            raise _IncompleteBody(f"truncated body: {len(body)} of {declared} bytes", body)
         return body
 
     def _wait_rate_limited(self, url: str, headers: dict[str, str]) -> None:
@@ -354,8 +372,37 @@ class HttpClient:
         self._sleep(seconds)
 
 
-class _Truncated(Exception):
-    pass
+class _IncompleteBody(Exception):
+    """A body cut short (the connection closed) or too slow; ``partial`` is what came."""
+
+    def __init__(self, reason: str, partial: bytes):
+        super().__init__(reason)
+        self.partial = partial
+        self.response: Response | None = None
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """Why the last attempt failed, and the response to quarantine if its body was the problem."""
+
+    reason: str
+    bad_response: Response | None = None
+    transient: bool = False
+
+    def error(self, message: str) -> CasefileError:
+        """The error to stop on: bad data is 65 (SourceDataError), anything passing is 75."""
+        err = SourceDataError(message) if self.bad_response is not None and not self.transient \
+            else TryAgainLater(message)
+        err.bad_response = self.bad_response
+        err.bad_reason = self.reason
+        return err
+
+
+def refuse_credentials(url: str) -> None:
+    """casefile sends no credentials: a URL with user:password@ is refused, and never printed whole."""
+    parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        raise SourceDataError(f"refused a URL carrying credentials: {redact_url(url)}")
 
 
 class GzipCheck:

@@ -66,6 +66,7 @@ class SyncResult:
     counts: dict[str, int]
     replay_of: str | None = None
     skipped_records: int = 0
+    unknown_fields: dict = field(default_factory=dict)  # Scryfall card fields casefile does not read: name -> times seen
 
     def summary(self) -> dict:
         """The run summary: the figures of its sync_run row, as stored, plus row counts."""
@@ -75,7 +76,7 @@ class SyncResult:
                 "requests": row.get("requests"), "bytes": row.get("bytes"), "documents": row.get("documents"),
                 "inserted": row.get("inserted"), "updated": row.get("updated"), "removed": row.get("removed"),
                 "changes": self.load.changes, "duration_s": row.get("duration_s"), "replay_of": self.replay_of,
-                "skipped_records": self.skipped_records, "rows": self.counts}
+                "skipped_records": self.skipped_records, "unknown_fields": self.unknown_fields, "rows": self.counts}
 
 
 def resolve_offline_source(value: str) -> RunInfo:
@@ -203,14 +204,19 @@ def _sync(settings: Settings, *, query, offline, sources, include_multilingual, 
     store = RawStore(settings.raw_dir)
     plan = _plan(settings, query, offline, sources, include_multilingual, bulk)
     run, traffic, documents = _fetch(store, plan, progress)
-    results = load_pending(plan.settings, store)
+    results = load_pending(plan.settings, store, fetched=run.run_id)
     load = next((r for r in results if r.run_id == run.run_id), None)
     if load is None:
         raise CasefileError(f"run {run.run_id} was not loaded")
+    unknown = load.tables.get("_unknown_fields", {})
+    if unknown:
+        log.info("ignored %d field(s) of Scryfall card objects that casefile does not read (%d times): %s",
+                 len(unknown), sum(unknown.values()), ", ".join(sorted(unknown)))
     return SyncResult(run_id=run.run_id, mode=plan.mode, query=plan.query, sources=run.meta.get("sources"),
                       requests=traffic["requests"], bytes=traffic["bytes"], documents=documents,
                       duration_s=time.monotonic() - started, load=load, counts=table_counts_from(load),
-                      replay_of=plan.replay_of, skipped_records=load.tables.get("_skipped", 0))
+                      replay_of=plan.replay_of, skipped_records=load.tables.get("_skipped", 0),
+                      unknown_fields=unknown)
 
 
 def _choose_plan(settings, api, transport, writer, store, query, include_multilingual, bulk, progress):
@@ -310,7 +316,9 @@ def _build(con, store: RawStore, upto: list[RunInfo]):
         return build_state(store, upto)
 
 
-def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo) -> LoadResult:
+def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, mark_aborted: bool = False) -> LoadResult:
+    """Build and load one run. ``mark_aborted``: a signal during the load marks this run aborted
+    (only the run a sync fetched itself; a rebuild or an older pending run is never marked)."""
     upto = [r for r in runs if r.run_id <= run.run_id]
     try:
         state = _build(con, store, upto)
@@ -320,25 +328,35 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo) -> LoadRe
     try:
         counts = load_run(con, run_row(run, utc_now_iso()), state.tables, document_rows(run))
     except (Aborted, KeyboardInterrupt) as exc:
-        mark_rejected(run, f"aborted during the load: {exc}", status="aborted")
+        if run.run_id in _loaded_run_ids(con):  # the signal came after the commit: the run is in
+            raise Aborted(f"stopped by a signal just after run {run.run_id} was loaded; "
+                          "the warehouse holds it") from None
+        if mark_aborted:
+            mark_rejected(run, f"aborted during the load: {exc}", status="aborted")
         raise
     summary = counts.pop("_run")
     rows = {name: int(con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]) for name in state.tables}
     counts["_rows"] = rows
     counts["_skipped"] = state.skipped_count
+    counts["_unknown_fields"] = dict(sorted(state.unknown_fields.items()))
     cursor = con.execute("SELECT * FROM sync_run WHERE run_id = ?", [run.run_id])
     stored = dict(zip([d[0] for d in cursor.description], cursor.fetchone()))
     return LoadResult(run.run_id, summary["status"], summary["inserted"], summary["updated"], summary["removed"],
                       summary["changes"], counts, stored)
 
 
-def load_pending(settings: Settings, store: RawStore) -> list[LoadResult]:
-    """Load every complete run the warehouse has not recorded yet, oldest first."""
+def load_pending(settings: Settings, store: RawStore, fetched: str | None = None) -> list[LoadResult]:
+    """Load every complete run the warehouse has not recorded yet, oldest first.
+
+    ``fetched``: the run this sync just fetched. Readers hold the file for a moment at most, so
+    the writer waits for them as long as they would wait for it (``reader_wait_s``).
+    """
     runs = store.complete_runs()
-    con = open_writer(settings.warehouse_path, memory_limit_mb=settings.memory_limit_mb)
+    con = open_writer(settings.warehouse_path, wait_s=settings.reader_wait_s, memory_limit_mb=settings.memory_limit_mb)
     try:
         loaded = _loaded_run_ids(con)
-        return [_load_one(con, store, runs, run) for run in runs if run.run_id not in loaded]
+        return [_load_one(con, store, runs, run, mark_aborted=run.run_id == fetched)
+                for run in runs if run.run_id not in loaded]
     finally:
         con.close()
 
@@ -365,7 +383,7 @@ def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> Lo
         finally:
             if client is not None:
                 client.close()
-        results = load_pending(settings, store)
+        results = load_pending(settings, store, fetched=writer.run_id)
         return next(r for r in results if r.run_id == writer.run_id)
 
 
@@ -373,10 +391,10 @@ def rebuild(settings: Settings) -> list[LoadResult]:
     """The warehouse from the raw store alone: every complete run replayed in order, no network.
 
     Built in a new file and renamed over the old one, so readers see the old warehouse or the
-    new one, never a half-built one.
+    new one, never a half-built one. SIGTERM stops it with the old warehouse in place.
     """
     store = RawStore(settings.raw_dir)
-    with SyncLock(settings.lock_path):
+    with _sigterm_aborts(), SyncLock(settings.lock_path):
         target = settings.warehouse_path
         built = target.with_name(target.name + ".rebuild")
         for stale in (built, Path(str(built) + ".wal")):
@@ -389,7 +407,7 @@ def rebuild(settings: Settings) -> list[LoadResult]:
             con.execute("CHECKPOINT")
         finally:
             con.close()
-        replace_file(built, target)
+        replace_file(built, target, wait_s=settings.reader_wait_s)
         return results
 
 

@@ -93,6 +93,8 @@ def sample_warehouse(tmp_path_factory) -> Path:
     data = tmp_path_factory.mktemp("sample") / "data"
     assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
     return data
+
+
 @pytest.fixture(scope="session")
 def sample_data_dir(tmp_path_factory) -> Path:
     """A data folder synced once from the API part of the bundled sample (``--sources api``: 40
@@ -122,3 +124,12 @@ def warehouse_copy(sample_data_dir: Path, tmp_path: Path):
             con.close()
         return data
     return make
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The reliability figures of this session (kills, faults, fuzzed inputs), measured."""
+    from support import tally
+
+    line = tally.summary()
+    if line:
+        terminalreporter.write_line(line)

@@ -507,6 +507,18 @@ def test_hang_times_out_and_stop_releases_it(http):
     assert time.monotonic() - started < 2
 
 
+def test_trickle_sends_the_body_a_little_at_a_time(http, fake):
+    fake.add_fault("/sets/", "trickle", interval=0.02, chunk=8)
+    started = time.monotonic()
+    r = http.get(f"{fake.url}/sets/mkm", timeout=0.2, stream=True)
+    pieces = list(iter(lambda: r.raw.read1(1 << 16), b""))
+    body = b"".join(pieces)
+    assert len(body) == int(r.headers["Content-Length"]) and json.loads(body)["code"] == "mkm"
+    assert len(pieces) > 1  # the body came in pieces, each read returning what had arrived
+    assert time.monotonic() - started >= 0.02 * (-(-len(body) // 8))
+    assert fake.requests[-1].fault == "trickle"
+
+
 def test_status_fault_sends_any_status_and_body(http, fake):
     fake.add_fault("/sets/", "status", status=418, body={"object": "error", "code": "teapot"})
     fake.add_fault(

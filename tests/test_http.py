@@ -105,6 +105,37 @@ def test_html_maintenance_page_on_200_is_retried(client):
 
 
 @responses.activate
+def test_a_maintenance_page_to_the_end_is_try_again_later_with_the_page(client):
+    responses.get(f"{API}/cards/x/rulings", body="<html>down for maintenance</html>", content_type="text/html")
+    with pytest.raises(TryAgainLater) as info:
+        get(client)
+    assert info.value.bad_response.body == b"<html>down for maintenance</html>"
+    assert info.value.bad_reason.startswith("an HTML page")
+
+
+@responses.activate
+def test_json_nested_too_deep_is_an_invalid_body_not_a_crash(client):
+    responses.get(f"{API}/cards/x/rulings", body=b"[" * 100_000, content_type="application/json")
+    with pytest.raises(SourceDataError) as info:
+        get(client)
+    assert "RecursionError" in str(info.value)
+
+
+@responses.activate
+def test_a_redirect_to_a_url_with_credentials_is_refused_and_not_printed(client):
+    responses.get(f"{API}/cards/x/rulings", status=302, headers={"Location": "https://user:hunter2@api.scryfall.com/y"})
+    with pytest.raises(SourceUnavailable) as info:
+        get(client)
+    assert "credentials" in str(info.value) and "hunter2" not in str(info.value)
+
+
+def test_a_url_with_credentials_is_never_asked(client):
+    with pytest.raises(SourceDataError) as info:
+        get(client, url="https://user:hunter2@api.scryfall.com/cards/x/rulings")
+    assert "hunter2" not in str(info.value) and client.traffic.requests == 0
+
+
+@responses.activate
 def test_oversized_body_is_refused(settings, clock):
     c = HttpClient(settings.with_overrides(max_bytes=2048), clock=clock.clock, sleep=clock.sleep)
     responses.get(f"{API}/cards/x/rulings", body=json.dumps({"pad": "x" * 5000}), content_type="application/json")

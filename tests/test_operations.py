@@ -241,3 +241,53 @@ def test_sigterm_aborts_the_run_and_changes_nothing(data_dir, point):
     assert json.loads((newest / "_FAILED").read_text())["status"] == "aborted"
     assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
     assert sql(data_dir, "SELECT count(*) FROM sync_run") == [(2,)]
+
+
+def _wait_for(condition, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def _statuses(data):
+    from pipeline.rawstore import RawStore
+
+    return {run.run_id: run.status for run in RawStore(data / "raw").runs()}
+
+
+def test_sigterm_just_after_the_commit_keeps_the_run_it_loaded(data_dir):
+    """The run is in the warehouse: it must stay complete in the raw store, or a rebuild would drop it."""
+    proc = start(data_dir, "-vv", "sync", "--offline", CASEFILE_FAILPOINT="after_commit:sleep=30")
+    seen = []
+    for line in iter(proc.stderr.readline, ""):  # -vv logs the commit, then the failpoint holds the run
+        seen.append(line)
+        if line.rstrip().endswith(" committed"):
+            break
+    time.sleep(0.3)  # into the failpoint's sleep: a signal during a log write is swallowed by logging
+    proc.send_signal(signal.SIGTERM)
+    out, rest = proc.communicate(timeout=30)
+    err = "".join(seen) + rest
+    assert proc.returncode == 75 and "internal error" not in err  # -vv logs the error's stack on purpose
+    assert err.rstrip().splitlines()[-1].startswith("casefile: error: stopped by a signal just after run")
+    assert list(_statuses(data_dir).values()) == ["complete"]
+    loaded = state(data_dir)
+    assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
+    assert state(data_dir) == loaded
+
+
+def test_sigterm_during_a_rebuild_keeps_the_old_warehouse_and_every_run(data_dir):
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", "--sources", "api"]) == 0
+    before, runs = state(data_dir), _statuses(data_dir)
+    proc = start(data_dir, "rebuild", CASEFILE_FAILPOINT="before_commit:sleep=30")
+    _wait_for(lambda: (data_dir / "warehouse" / "casefile.duckdb.rebuild").exists())
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 75 and "SIGTERM" in err and "Traceback" not in err
+    assert state(data_dir) == before
+    assert _statuses(data_dir) == runs  # no run is marked aborted by a stopped rebuild
+    assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
+    assert state(data_dir) == before
+

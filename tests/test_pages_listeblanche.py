@@ -1,14 +1,12 @@
 """parse_listeblanche_page against the constructed listeblanche.fr pages (seed 001 and the reference),
-test-only pages for the French/English pairing, refusals, and fuzz."""
+test-only pages for the French/English pairing, refusals; fuzzing is in tests/reliability/test_hostile_input.py."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
 
 from pages_support import (
-    LISTEBLANCHE_SEED, LISTEBLANCHE_SEED_PAGE, index, mutated, page, pages_of, random_documents,
-    reference_card, returns_or_raises_parse_error, seed_lines, soup_text, truncated,
+    LISTEBLANCHE_SEED, LISTEBLANCHE_SEED_PAGE, index, page, pages_of, reference_card, seed_lines, soup_text,
 )
 from pipeline.errors import ParseError
 from pipeline.normalize.pages.listeblanche import parse_listeblanche_page
@@ -201,25 +199,4 @@ def test_documents_that_are_not_a_page_are_refused(html):
     assert caught.value.document == "doc-x"
 
 
-# --- fuzz: a result or ParseError, nothing else ------------------------------------------------------
-
-def _parse(data):
-    return parse_listeblanche_page(data, "fuzz-doc", None)
-
-
-@settings(max_examples=300, deadline=None)
-@given(random_documents)
-def test_fuzz_random_input(data):
-    returns_or_raises_parse_error(_parse, data)
-
-
-@settings(max_examples=300, deadline=None)
-@given(truncated(LISTEBLANCHE_PAGES))
-def test_fuzz_truncated_pages(data):
-    returns_or_raises_parse_error(_parse, data)
-
-
-@settings(max_examples=300, deadline=None)
-@given(mutated(LISTEBLANCHE_PAGES))
-def test_fuzz_mutated_pages(data):
-    returns_or_raises_parse_error(_parse, data)
+# Fuzzing (a result or ParseError, nothing else): tests/reliability/test_hostile_input.py

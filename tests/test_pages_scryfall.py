@@ -1,13 +1,12 @@
-"""parse_scryfall_page against the constructed scryfall.com pages (seed 002 and the reference), inline pages, fuzz."""
+"""parse_scryfall_page against the constructed scryfall.com pages (seed 002 and the reference) and
+inline pages; fuzzing is in tests/reliability/test_hostile_input.py."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
 
 from pages_support import (
-    SCRYFALL_SEED, SCRYFALL_SEED_PAGE, index, mutated, page, pages_of, random_documents, reference_card,
-    returns_or_raises_parse_error, seed_lines, soup_text, truncated,
+    SCRYFALL_SEED, SCRYFALL_SEED_PAGE, index, page, pages_of, reference_card, seed_lines, soup_text,
 )
 from pipeline.errors import ParseError
 from pipeline.normalize.pages.scryfall_page import parse_scryfall_page
@@ -154,25 +153,4 @@ def test_documents_that_are_not_a_card_page_are_refused(html):
     assert caught.value.document == "doc-x"
 
 
-# --- fuzz: a result or ParseError, nothing else ------------------------------------------------------
-
-def _parse(data):
-    return parse_scryfall_page(data, "fuzz-doc", None)
-
-
-@settings(max_examples=300, deadline=None)
-@given(random_documents)
-def test_fuzz_random_input(data):
-    returns_or_raises_parse_error(_parse, data)
-
-
-@settings(max_examples=300, deadline=None)
-@given(truncated(SCRYFALL_PAGES))
-def test_fuzz_truncated_pages(data):
-    returns_or_raises_parse_error(_parse, data)
-
-
-@settings(max_examples=300, deadline=None)
-@given(mutated(SCRYFALL_PAGES))
-def test_fuzz_mutated_pages(data):
-    returns_or_raises_parse_error(_parse, data)
+# Fuzzing (a result or ParseError, nothing else): tests/reliability/test_hostile_input.py

@@ -1,15 +1,14 @@
-"""parse_wiki_page against the constructed MTG wiki page (seed 000), small inline pages, and fuzz."""
+"""parse_wiki_page against the constructed MTG wiki page (seed 000) and small inline pages; fuzzing
+is in tests/reliability/test_hostile_input.py."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
 
 from pages_support import (
-    WIKI_PAGE, WIKI_SEED, mutated, page, random_documents, reference_cards, returns_or_raises_parse_error,
-    seed_lines, soup_text, truncated,
+    WIKI_PAGE, WIKI_SEED, page, reference_cards, seed_lines, soup_text,
 )
 from pipeline.errors import ParseError
 from pipeline.normalize.pages.wiki import WikiStatistics, parse_wiki_page
@@ -193,25 +192,4 @@ def test_a_surprise_from_the_html_parser_becomes_a_parse_error():
     assert isinstance(caught.value.__cause__, UnicodeEncodeError)
 
 
-# --- fuzz: a result or ParseError, nothing else ------------------------------------------------------
-
-def _parse(data):
-    return parse_wiki_page(data, "fuzz-doc")
-
-
-@settings(max_examples=300, deadline=None)
-@given(random_documents)
-def test_fuzz_random_input(data):
-    returns_or_raises_parse_error(_parse, data)
-
-
-@settings(max_examples=300, deadline=None)
-@given(truncated([WIKI_PAGE]))
-def test_fuzz_truncated_page(data):
-    returns_or_raises_parse_error(_parse, data)
-
-
-@settings(max_examples=300, deadline=None)
-@given(mutated([WIKI_PAGE]))
-def test_fuzz_mutated_page(data):
-    returns_or_raises_parse_error(_parse, data)
+# Fuzzing (a result or ParseError, nothing else): tests/reliability/test_hostile_input.py

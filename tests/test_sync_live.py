@@ -106,7 +106,8 @@ def test_api_url_must_be_http(cli):
 
 
 def test_no_network_beyond_loopback(cli):
-    result = cli("sync", "--api-url", "https://api.scryfall.com", "--sources", "api")
+    result = cli("sync", "--api-url", "https://api.scryfall.com", "--sources", "api",
+                 CASEFILE_BACKOFF_BASE="0.01", CASEFILE_BACKOFF_MAX="0.05")  # retried, without 15 s of backoff
     assert result.returncode == 75
     assert "blocked" in result.stderr or "connection failed" in result.stderr
 

@@ -17,6 +17,7 @@ from urllib.parse import quote, urlsplit
 
 from ..http import HTML_ACCEPT
 from ..rawstore import RunWriter
+from .fetch import fetch_and_save
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +78,9 @@ class Robots:
         base = f"{parts.scheme}://{parts.netloc}"
         if base not in self._parsers:
             robots_url = f"{base}/robots.txt"
-            response = self.transport.get(robots_url, pacing=[(f"host:{parts.netloc}", self.interval)],
-                                          accept=ROBOTS_ACCEPT)
-            self.writer.save(response, origin, "robots", key=parts.netloc)
+            response, _ = fetch_and_save(self.transport, self.writer, robots_url, origin=origin, kind="robots",
+                                         key=parts.netloc, pacing=[(f"host:{parts.netloc}", self.interval)],
+                                         accept=ROBOTS_ACCEPT)
             parser = None
             if response.status == 200:
                 parser = urllib.robotparser.RobotFileParser()
@@ -103,9 +104,8 @@ class PageExtractor:
             result.disallowed.append(url)
             return
         host = urlsplit(url).netloc
-        response = self.transport.get(url, pacing=[(f"host:{host}", self.settings.page_interval_s)],
-                                      accept=HTML_ACCEPT)
-        self.writer.save(response, origin, "page", key=key)
+        response, _ = fetch_and_save(self.transport, self.writer, url, origin=origin, kind="page", key=key,
+                                     pacing=[(f"host:{host}", self.settings.page_interval_s)], accept=HTML_ACCEPT)
         result.fetched += 1
         if self.progress is not None:
             self.progress(origin)

@@ -12,10 +12,12 @@ import logging
 from dataclasses import dataclass, field
 from urllib.parse import urlencode, urlsplit
 
-from ..errors import ScryfallError, SourceDataError, EXIT_DATAERR, EXIT_USAGE, EXIT_UNAVAILABLE
+from ..errors import EXIT_DATAERR, EXIT_UNAVAILABLE, EXIT_USAGE, CasefileError, ScryfallError, SourceDataError
+from ..config import redact_url
 from ..http import JSON_ACCEPT, json_body_check
 from ..normalize.scryfall import rulings_count, search_page_links
 from ..rawstore import RunWriter
+from .fetch import fetch_and_save, quarantine
 
 log = logging.getLogger(__name__)
 ORIGIN = "scryfall-api"
@@ -58,6 +60,11 @@ def scryfall_error(url: str, status: int, body: bytes, exit_code: int) -> Scryfa
     return ScryfallError(url, status, None, f"unexpected answer: {snippet!r}", exit_code=exit_code)
 
 
+def _refused_or(code: int, status: int) -> int:
+    """401 and 403 mean the source refused us (exit 69); other unexpected answers keep ``code``."""
+    return EXIT_UNAVAILABLE if status in (401, 403) else code
+
+
 class ScryfallExtractor:
     def __init__(self, transport, writer: RunWriter, settings, progress=None):
         self.transport = transport
@@ -66,34 +73,50 @@ class ScryfallExtractor:
         self.api_host = urlsplit(settings.api_url).hostname
         self.progress = progress
 
-    def _get(self, url: str, search: bool):
+    def _get(self, url: str, kind: str, key: str):
+        """The answer and its raw-store entry; a body given up on is quarantined first."""
         s = self.settings
-        pacing = [("api", s.api_interval_s)]
-        if search:
-            pacing.append(("api:search", s.search_interval_s))
-        return self.transport.get(url, pacing=pacing, accept=JSON_ACCEPT, check_body=json_body_check)
+        pacing = self._search_pacing() if kind == "search" else [("api", s.api_interval_s)]
+        return fetch_and_save(self.transport, self.writer, url, origin=ORIGIN, kind=kind, key=key,
+                              pacing=pacing, accept=JSON_ACCEPT, check_body=json_body_check)
 
     def _tick(self, label: str) -> None:
         if self.progress is not None:
             self.progress(label)
 
+    def _search_pacing(self) -> list[tuple[str, float]]:
+        return [("api", self.settings.api_interval_s), ("api:search", self.settings.search_interval_s)]
+
     def first_page(self, query: str, include_multilingual: bool = False):
-        """The first search page, not yet saved (``--bulk auto`` and ``--plan`` read it first)."""
-        return self._get(search_url(self.settings.api_url, query, include_multilingual), search=True)
+        """The first search page, not yet saved (``--bulk auto`` and ``--plan`` read it first).
+
+        A body given up on is still quarantined in the run, when there is one (``--plan`` has none).
+        """
+        url = search_url(self.settings.api_url, query, include_multilingual)
+        try:
+            return self.transport.get(url, pacing=self._search_pacing(), accept=JSON_ACCEPT,
+                                      check_body=json_body_check)
+        except CasefileError as exc:
+            if self.writer is not None:
+                quarantine(self.writer, exc, ORIGIN, "search", "1")
+            raise
 
     def run(self, query: str, include_multilingual: bool = False, first=None) -> ApiExtract:
         """Every search page, then rulings and sets. ``first``: the first page, already fetched."""
         result = ApiExtract()
         url: str | None = search_url(self.settings.api_url, query, include_multilingual)
         while url:
-            response = first if first is not None and result.search_pages == 0 else self._get(url, search=True)
-            entry = self.writer.save(response, ORIGIN, "search", key=str(result.search_pages + 1))
+            if first is not None and result.search_pages == 0:  # read already, to choose the plan
+                response, entry = first, self.writer.save(first, ORIGIN, "search", key="1")
+            else:
+                response, entry = self._get(url, "search", str(result.search_pages + 1))
             result.search_pages += 1
             self._tick("search")
             if response.status != 200:
                 is_first = result.search_pages == 1
                 raise scryfall_error(url, response.status, response.body,
-                                     EXIT_USAGE if is_first and response.status in (400, 404) else EXIT_DATAERR)
+                                     EXIT_USAGE if is_first and response.status in (400, 404)
+                                     else _refused_or(EXIT_DATAERR, response.status))
             links = search_page_links(response.body, entry.path)
             if result.total_cards is None:
                 result.total_cards = links.total_cards
@@ -108,6 +131,8 @@ class ScryfallExtractor:
                 if printing["set"] not in result.sets:
                     result.sets.append(printing["set"])
             url = links.next_page if links.has_more else None
+            if url and (urlsplit(url).username is not None or urlsplit(url).password is not None):
+                raise SourceDataError(f"{entry.path}: next_page carries credentials: {redact_url(url)}")
             if url and urlsplit(url).hostname != self.api_host:
                 raise SourceDataError(f"{entry.path}: next_page leads off the API host: {url}")
             if links.has_more and not url:
@@ -115,18 +140,16 @@ class ScryfallExtractor:
 
         for oracle_id, card_id in result.rulings_for.items():
             url = f"{self.settings.api_url}/cards/{card_id}/rulings"
-            response = self._get(url, search=False)
-            entry = self.writer.save(response, ORIGIN, "rulings", key=oracle_id)
+            response, entry = self._get(url, "rulings", oracle_id)
             self._tick("rulings")
             if response.status != 200:
-                raise scryfall_error(url, response.status, response.body, EXIT_DATAERR)
+                raise scryfall_error(url, response.status, response.body, _refused_or(EXIT_DATAERR, response.status))
             if rulings_count(response.body, entry.path):
                 result.with_rulings.append(oracle_id)
 
         for code in result.sets:
             url = f"{self.settings.api_url}/sets/{code}"
-            response = self._get(url, search=False)
-            self.writer.save(response, ORIGIN, "set", key=code)
+            response, _ = self._get(url, "set", code)
             self._tick("sets")
             if response.status == 404:
                 log.warning("Scryfall has no set %r (404); its printings keep the code only", code)

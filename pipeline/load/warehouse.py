@@ -108,6 +108,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, pd
             for (action,) in actions:
                 tally[action] = tally.get(action, 0) + 1
             counts[table] = {"inserted": tally["INSERT"], "updated": tally["UPDATE"], "removed": tally["DELETE"]}
+        failpoint("during_load")
         events = pd.DataFrame([{"run_id": run_row["run_id"], "seq": i, **c.__dict__,
                                 "cards": list(c.cards) if c.cards is not None else None}
                                for i, c in enumerate(changes, 1)])
@@ -129,6 +130,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, pd
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    log.debug("run %s committed", run_row["run_id"])
     failpoint("after_commit")
     counts["_run"] = {"status": row["status"], "changes": len(changes), **totals}
     return counts
@@ -144,12 +146,26 @@ def run_checks(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
     return failures
 
 
-def replace_file(built: Path, target: Path) -> None:
-    """Put a freshly built warehouse in place in one rename (used by ``rebuild``)."""
-    wal = Path(str(built) + ".wal")
-    if wal.exists():
+def replace_file(built: Path, target: Path, wait_s: float = 0.0) -> None:
+    """Put a freshly built warehouse in place in one rename (used by ``rebuild``).
+
+    A writer killed after its commit leaves that commit in the old file's WAL. The old file is
+    checkpointed first, so that no committed state lives only in a WAL: deleting one would bring
+    back an older state, and replaying it into the new file would corrupt it.
+    """
+    if _wal(built).exists():
         raise RuntimeError(f"{built} was not checkpointed")
-    stale_wal = Path(str(target) + ".wal")
-    if stale_wal.exists():
-        stale_wal.unlink()
+    if _wal(target).exists() and target.exists():
+        con = open_writer(target, wait_s)
+        try:
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+    if _wal(target).exists():
+        raise RuntimeError(f"{target} still has a write-ahead log after a checkpoint; not replaced")
+    failpoint("before_replace")
     os.replace(built, target)
+
+
+def _wal(path: Path) -> Path:
+    return Path(str(path) + ".wal")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from functools import cached_property
 
 from pipeline.errors import ParseError
@@ -160,7 +161,10 @@ def _effective_date(lines: list[str], document: str) -> str:
         month, day, year = match.groups()
         if month not in _MONTHS:
             raise ParseError(document, f"unknown month in {match.group(0)!r}")
-        return f"{int(year):04d}-{_MONTHS[month]:02d}-{int(day):02d}"
+        try:
+            return date(int(year), _MONTHS[month], int(day)).isoformat()
+        except ValueError:
+            raise ParseError(document, f"no such day in {match.group(0)!r}") from None
     raise ParseError(document, "no line 'These rules are effective as of …'")
 
 

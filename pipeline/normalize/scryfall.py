@@ -32,10 +32,16 @@ class RecordError(ValueError):
 
 
 def load_json(body: bytes, doc: str):
+    """The document's JSON value. Refused: invalid JSON, nesting too deep for the parser, and text
+    that is not Unicode (a lone surrogate such as ``"\\ud800"``, which nothing downstream can store)."""
     try:
-        return json.loads(body)
-    except (UnicodeDecodeError, ValueError) as exc:
+        value = json.loads(body)
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ParseError(doc, f"not JSON ({exc.__class__.__name__})") from None
+    except UnicodeEncodeError:
+        raise ParseError(doc, "JSON text holds a lone surrogate (not Unicode text)") from None
+    return value
 
 
 def _list_object(body: bytes, doc: str) -> dict:
@@ -62,10 +68,10 @@ def search_page_links(body: bytes, doc: str) -> SearchLinks:
             continue
         oracle_ids = _oracle_ids(item)
         set_code = item.get("set")
-        if not oracle_ids or not isinstance(set_code, str):
-            continue
+        if not oracle_ids or not isinstance(set_code, str) or not isinstance(item.get("name"), str):
+            continue  # a printing the records cannot be built from either: nothing to follow
         printings.append({"id": item["id"], "oracle_ids": oracle_ids, "set": set_code.lower(),
-                          "lang": item.get("lang"), "name": _text(item.get("name")),
+                          "lang": _text(item.get("lang")), "name": item["name"],
                           "collector_number": _text(item.get("collector_number")),
                           "scryfall_uri": _text(item.get("scryfall_uri"))})
     total = obj.get("total_cards")
@@ -75,13 +81,19 @@ def search_page_links(body: bytes, doc: str) -> SearchLinks:
                        printings=printings)
 
 
+def _faces(item: dict) -> list[dict]:
+    """A card's faces: the objects of its ``card_faces`` list (anything else there is ignored)."""
+    faces = item.get("card_faces")
+    return [f for f in faces if isinstance(f, dict)] if isinstance(faces, list) else []
+
+
 def _oracle_ids(item: dict) -> list[str]:
     """A card's Oracle ids: its own, or (reversible cards) those of its faces, in face order."""
     if isinstance(item.get("oracle_id"), str):
         return [item["oracle_id"]]
     ids = []
-    for face in item.get("card_faces") or []:
-        if isinstance(face, dict) and isinstance(face.get("oracle_id"), str) and face["oracle_id"] not in ids:
+    for face in _faces(item):
+        if isinstance(face.get("oracle_id"), str) and face["oracle_id"] not in ids:
             ids.append(face["oracle_id"])
     return ids
 
@@ -103,7 +115,10 @@ def _number(value) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise RecordError(f"cmc is not a number: {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an integer of hundreds of digits: JSON allows it, no card has it
+        raise RecordError("cmc is too large a number") from None
 
 
 def _joined(faces: list[dict], key: str, sep: str) -> str | None:
@@ -113,7 +128,7 @@ def _joined(faces: list[dict], key: str, sep: str) -> str | None:
 
 def _face_colors(faces: list[dict]) -> tuple[str, ...] | None:
     order = "WUBRG"
-    seen = {c for f in faces for c in (f.get("colors") or []) if isinstance(c, str)}
+    seen = {c for f in faces if isinstance(f.get("colors"), list) for c in f["colors"] if isinstance(c, str)}
     if not any("colors" in f for f in faces):
         return None
     return tuple(sorted(seen, key=lambda c: (order.find(c) if c in order else 99, c)))
@@ -121,7 +136,7 @@ def _face_colors(faces: list[dict]) -> tuple[str, ...] | None:
 
 def card_records(item: dict) -> list[Card]:
     """The Oracle card(s) a printing is a copy of. Raises RecordError if it cannot be read."""
-    faces = [f for f in (item.get("card_faces") or []) if isinstance(f, dict)]
+    faces = _faces(item)
     layout = _text(item.get("layout")) or "normal"
     color_identity = _colors(item.get("color_identity")) or ()
     if isinstance(item.get("oracle_id"), str):
@@ -162,7 +177,7 @@ def printing_record(item: dict) -> Printing:
         raise RecordError("printing without id, oracle_id or set")
     if not isinstance(number, str):  # collector numbers are text: "79†", "10s", "45p"
         raise RecordError(f"collector_number is not text: {number!r}")
-    faces = [f for f in (item.get("card_faces") or []) if isinstance(f, dict)]
+    faces = _faces(item)
     released = _text(item.get("released_at"))
     return Printing(
         scryfall_id=scryfall_id, oracle_id=oracle_ids[0], set_code=set_code.upper(), collector_number=number,
@@ -213,8 +228,13 @@ def set_record(body: bytes, doc: str) -> CardSet:
     count = obj.get("card_count")
     return CardSet(set_code=obj["code"].upper(), name=_text(obj.get("name")), set_type=_text(obj.get("set_type")),
                    released_at=released if released and _ISO_DATE.match(released) else None,
-                   card_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
+                   card_count=count if _is_count(count) else None,
                    digital=obj.get("digital") if isinstance(obj.get("digital"), bool) else None)
+
+
+def _is_count(value) -> bool:
+    """A whole number the warehouse's INTEGER columns hold."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31
 
 
 def rulings_count(body: bytes, doc: str) -> int:

@@ -62,6 +62,7 @@ FAULT_KINDS: dict[str, dict] = {
     "redirect": {"location": "http://example.invalid/moved", "status": 302},
     "reset": {},
     "hang": {"delay": 30.0},  # stop() ends the wait early
+    "trickle": {"interval": 0.2, "chunk": 1},  # seconds between pieces, bytes per piece
     "status": {"status": 500, "body": b"", "content_type": None, "headers": None},
 }
 
@@ -503,6 +504,16 @@ class _Handler(BaseHTTPRequestHandler):
             # SO_LINGER with a zero timeout makes close() send RST instead of FIN.
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.connection.close()
+            self.close_connection = True
+        elif kind == "trickle":
+            # The normal answer, its body a few bytes at a time: every read gets data before a
+            # read timeout fires, so only a limit on the whole body stops it.
+            full = normal()
+            self._send(Response(full.status, b"", full.content_type, full.headers), content_length=len(full.body))
+            for start in range(0, len(full.body), params["chunk"]):
+                if stopping.wait(params["interval"]):
+                    break
+                self.wfile.write(full.body[start : start + params["chunk"]])
             self.close_connection = True
         elif kind == "truncated":
             full = normal()

@@ -14,6 +14,13 @@ from pathlib import Path
 from pipeline.rawstore import doc_id_for
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "raw" / "sample"
+REFERENCE = Path(__file__).resolve().parents[1] / "fixtures" / "reference" / "case_cards.json"
+
+
+def printed_text(name: str) -> str:
+    """A card's English printed text (its wording before the Oracle update), from the reference."""
+    cards = json.loads(REFERENCE.read_text("utf-8"))
+    return next(c["printed_text_en"] for c in cards if c["name"] == name)
 
 
 class EditableRun:

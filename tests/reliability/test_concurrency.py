@@ -1,0 +1,162 @@
+"""One writer, many readers: readers racing a sync see the last committed state or exit 75.
+
+A sync is held at its failpoints while `casefile sql`, `card` and `status` run beside it; and the
+other way round, a sync waits for a reader holding the warehouse, then exits 75 keeping its run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipeline.cli import main
+from pipeline.rawstore import read_run
+
+from conftest import subprocess_env
+from support import tally
+from support.runs import EditableRun, printed_text
+from support.warehouse_state import fingerprints, run_dirs, warehouse_of
+
+pytestmark = pytest.mark.reliability
+
+ERRATA = "Case of the Uneaten Feast"
+READERS = {
+    "sql": ["sql", "SELECT name, oracle_text FROM card ORDER BY name", "--format", "csv"],
+    "card": ["card", "Uneaten Feast"],
+    "status": ["status", "--format", "json"],
+}
+SHORT_WAIT = {"CASEFILE_READER_WAIT": "0.5"}
+
+
+def read_in_process(data_dir: Path, args: list[str]) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--data-dir", str(data_dir), *args]) == 0
+    return out.getvalue()
+
+
+def comparable(name: str, text: str):
+    """What must match between a reader and a reference: status paths differ, its row counts not."""
+    return json.dumps(json.loads(text)["warehouse"]["tables"], sort_keys=True) if name == "status" else text
+
+
+def start(data_dir: Path, args: list[str], **env) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "pipeline", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=subprocess_env(data_dir, **env))
+
+
+@pytest.fixture(scope="module")
+def states(tmp_path_factory):
+    """A warehouse holding the sample's API answers, and a run that sets one card's Oracle text to
+    its printed wording (from the reference)."""
+    root = tmp_path_factory.mktemp("concurrency")
+    run = EditableRun(root / "run", sources=["api"])
+    run.set_oracle_text(ERRATA, printed_text(ERRATA))
+    base, after = root / "base", root / "after"
+    assert main(["--data-dir", str(base), "-q", "sync", "--offline", "--sources", "api"]) == 0
+    shutil.copytree(base, after)
+    assert main(["--data-dir", str(after), "-q", "sync", "--offline", str(run.path)]) == 0
+    expected = {name: {comparable(name, read_in_process(folder, args)): state
+                       for state, folder in (("before", base), ("after", after))}
+                for name, args in READERS.items()}  # reader -> its output -> the state it shows
+    assert all(len(outputs) == 2 for outputs in expected.values())  # each reader tells the states apart
+    return {"root": root, "run": run.path, "base": base, "after": after, "expected": expected}
+
+
+def wait_for(condition, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_readers_during_a_sync_read_before_or_after_or_exit_75(states):
+    data = states["root"] / "race"
+    shutil.copytree(states["base"], data)
+    runs_before = len(run_dirs(data))
+    sync = start(data, ["sync", "--offline", str(states["run"])],
+                 CASEFILE_FAILPOINT="during_extract:sleep=0.05,before_commit:sleep=3")
+    readers = []
+    wait_for(lambda: len(run_dirs(data)) > runs_before)  # extracting: the warehouse is not open yet
+    readers += [(name, start(data, READERS[name], **SHORT_WAIT)) for name in ("sql", "card")]
+    wait_for(lambda: (run_dirs(data)[-1] / "_SUCCESS").exists())  # loading, then paused before the commit
+    readers += [(name, start(data, args, **SHORT_WAIT)) for name, args in READERS.items()]
+    patient = start(data, READERS["sql"], CASEFILE_READER_WAIT="20")
+    assert sync.wait(timeout=60) == 0, sync.stderr.read()
+
+    seen = {}  # reader -> "before", "after" or "exit 75"
+    for name, proc in readers + [("sql", patient)]:
+        out, err = proc.communicate(timeout=60)
+        assert "Traceback" not in err, err
+        if proc.returncode == 75:
+            assert len(err.strip().splitlines()) == 1 and "busy" in err, err
+            seen[proc] = "exit 75"
+        else:
+            assert proc.returncode == 0, err
+            assert comparable(name, out) in states["expected"][name], out
+            seen[proc] = states["expected"][name][comparable(name, out)]
+    outcomes = list(seen.values())
+    tally.measured["readers racing a sync"] = (f"{outcomes.count('before')} read the state before, "
+                                              f"{outcomes.count('exit 75')} exited 75, "
+                                              f"{outcomes.count('after')} read the state after")
+    assert "exit 75" in outcomes, "no reader met the sync's open warehouse: the race did not happen"
+    assert seen[patient] == "after"  # it waited for the commit
+    after_renames = {p.name: "<run>" for p in run_dirs(states["after"])[-1:]}
+    our_renames = {p.name: "<run>" for p in run_dirs(data)[-1:]}
+    assert fingerprints(data, our_renames) == fingerprints(states["after"], after_renames)
+
+
+def test_a_sync_waits_for_a_reader_holding_the_warehouse(states):
+    data = states["root"] / "held-briefly"
+    shutil.copytree(states["base"], data)
+    reader = duckdb.connect(str(warehouse_of(data)), read_only=True)
+    threading.Timer(1.5, reader.close).start()
+    result = subprocess.run([sys.executable, "-m", "pipeline", "sync", "--offline", str(states["run"])],
+                            capture_output=True, text=True, env=subprocess_env(data), timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_sync_stops_with_75_when_a_reader_holds_on_and_the_next_sync_loads_its_run(states):
+    data = states["root"] / "held-long"
+    shutil.copytree(states["base"], data)
+    before = fingerprints(data)
+    reader = duckdb.connect(str(warehouse_of(data)), read_only=True)
+    try:
+        result = subprocess.run([sys.executable, "-m", "pipeline", "sync", "--offline", str(states["run"])],
+                                capture_output=True, text=True, env=subprocess_env(data, **SHORT_WAIT), timeout=60)
+    finally:
+        reader.close()
+    assert result.returncode == 75 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "in use by another process" in result.stderr
+    assert fingerprints(data) == before
+    held_run = run_dirs(data)[-1]
+    assert read_run(held_run).complete  # fetched whole; loaded by the next sync
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline", "--sources", "api"]) == 0
+    con = duckdb.connect(str(warehouse_of(data)), read_only=True)
+    try:
+        assert held_run.name in {r[0] for r in con.execute("SELECT run_id FROM sync_run").fetchall()}
+    finally:
+        con.close()
+
+
+def test_a_sync_during_a_rebuild_exits_75_at_once(states):
+    data = states["root"] / "rebuilding"
+    shutil.copytree(states["after"], data)
+    before = fingerprints(data)
+    rebuild = start(data, ["rebuild"], CASEFILE_FAILPOINT="before_commit:sleep=1")  # per run: two runs
+    wait_for(lambda: (warehouse_of(data).parent / "casefile.duckdb.rebuild").exists())
+    result = subprocess.run([sys.executable, "-m", "pipeline", "sync", "--offline"], capture_output=True, text=True,
+                            env=subprocess_env(data), timeout=60)
+    assert result.returncode == 75 and "another casefile sync is running" in result.stderr
+    assert rebuild.wait(timeout=60) == 0
+    assert fingerprints(data) == before
