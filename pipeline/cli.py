@@ -467,7 +467,7 @@ def status(ctx: Context, fmt: str) -> None:
                + ("" if info["warehouse"]["exists"] else " (not built yet)"))
     if info["warehouse"].get("last_run"):
         lr = info["warehouse"]["last_run"]
-        click.echo(f"last run:   {lr['run_id']} {lr['mode']} {lr['status']} query={lr['query']}")
+        click.echo(f"last run:   {lr['run_id']} {lr['mode']} {lr['status']} query={lr['query'] or '-'}")
     if info["warehouse"].get("tables"):
         click.echo("")
         tables = info["warehouse"]["tables"]
