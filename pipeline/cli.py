@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .config import DEFAULT_QUERY, Settings, from_env
+from .config import ALL_SOURCES, DEFAULT_QUERY, Settings, from_env
 from .errors import EXIT_BUG, EXIT_USAGE, CasefileError
 from .formats import FORMATS, REPORT_FORMATS, render
 
@@ -117,19 +117,18 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
     from . import logs
     from .lock import SyncLock
 
-    all_sources = ("api", "wiki", "listeblanche", "scryfall-page")
     settings = ctx.settings.with_overrides(api_url=api_url, wiki_page=wiki_page)
     chosen = None
     if sources:
         chosen = [s.strip() for s in sources.split(",") if s.strip()]
-        unknown = [s for s in chosen if s not in all_sources]
+        unknown = [s for s in chosen if s not in ALL_SOURCES]
         if unknown:
-            raise click.BadParameter(f"unknown source(s) {', '.join(unknown)}; choose from {', '.join(all_sources)}",
+            raise click.BadParameter(f"unknown source(s) {', '.join(unknown)}; choose from {', '.join(ALL_SOURCES)}",
                                      param_hint="--sources")
     if plan_only:
         if offline is not None:
             raise click.BadParameter("--plan asks the live API; it does not go with --offline", param_hint="--plan")
-        from .sync import plan as make_plan
+        from .extract.plan import plan as make_plan
 
         info = make_plan(settings, query=query, include_multilingual=bool(multilingual), bulk=bulk)
         if ctx.log_format == "json":

@@ -16,6 +16,10 @@ from .errors import ConfigError
 
 DEFAULT_API_URL = "https://api.scryfall.com"
 DEFAULT_QUERY = 'type:"Case"'
+# What ``--sources`` may name. Scryfall asks clients to prefer its API, so its card pages are
+# fetched only when asked for.
+ALL_SOURCES = ("api", "wiki", "listeblanche", "scryfall-page")
+LIVE_DEFAULT_SOURCES = ("api", "wiki", "listeblanche")
 # Rulings pages: the MTG wiki (formerly mtg.fandom.com), listeblanche.fr, scryfall.com card pages.
 DEFAULT_WIKI_URL = "https://mtg.wiki"
 DEFAULT_LISTEBLANCHE_URL = "https://listeblanche.fr"

@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__, cooldown
-from .build import build_state, build_state_sql, current_runs, document_rows, run_row
-from .config import DEFAULT_QUERY, Settings
-from .errors import EXIT_UNAVAILABLE, EXIT_USAGE, Aborted, CasefileError, SourceDataError, UsageError
+from .build import build_state, build_state_sql, document_rows, run_row
+from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
+from .errors import Aborted, CasefileError, SourceDataError, UsageError
 from .extract import bulk as bulk_plans
 from .extract.bulk import BulkExtractor
 from .extract.pages import PageExtractor
 from .extract.replay import ReplayTransport
-from .extract.scryfall import ScryfallExtractor, scryfall_error, search_url
-from .http import JSON_ACCEPT, HttpClient, json_body_check, utc_now_iso
+from .extract.scryfall import ScryfallExtractor
+from .http import HttpClient, utc_now_iso
 from .normalize import query as query_filter
 from .normalize.duck import SqlPathUnavailable
 from .load.warehouse import load_run, open_writer, replace_file
@@ -34,10 +34,6 @@ from .rawstore import RawStore, RunInfo, mark_rejected, read_run
 from .resources import sample_dir
 
 log = logging.getLogger(__name__)
-
-ALL_SOURCES = ("api", "wiki", "listeblanche", "scryfall-page")
-# Scryfall asks clients to prefer its API, so its card pages are fetched only when asked for.
-LIVE_DEFAULT_SOURCES = ("api", "wiki", "listeblanche")
 
 
 @dataclass
@@ -243,54 +239,6 @@ def _choose_plan(settings, api, transport, writer, store, query, include_multili
     return "api", first, None
 
 
-def plan(settings: Settings, *, query: str | None = None, include_multilingual: bool = False,
-         bulk: str = "auto") -> dict:
-    """What a sync would request, without syncing. Fetches only: the first search page (unless
-    ``bulk`` is always) and the ``/bulk-data`` index (with ``always``, or with ``auto`` when the
-    API plan needs AUTO_API_BELOW requests or more). Writes nothing."""
-    query = query or DEFAULT_QUERY
-    client = HttpClient(settings)
-    fetched: list[str] = []
-    by_api = by_bulk = None
-    try:
-        local = True
-        try:
-            query_filter.parse(query)
-        except UsageError as exc:
-            local = False
-            if bulk == "always":
-                raise
-            reason = str(exc)
-        if bulk != "always":
-            url = search_url(settings.api_url, query, include_multilingual)
-            pacing = [("api", settings.api_interval_s), ("api:search", settings.search_interval_s)]
-            response = client.get(url, pacing=pacing, accept=JSON_ACCEPT, check_body=json_body_check)
-            fetched.append(url)
-            if response.status != 200:
-                raise scryfall_error(url, response.status, response.body, EXIT_USAGE)
-            by_api = bulk_plans.api_plan(settings, json.loads(response.body))
-        if local and (bulk == "always" or (bulk == "auto" and by_api.requests >= bulk_plans.AUTO_API_BELOW)):
-            url = f"{settings.api_url}/bulk-data"
-            response = client.get(url, pacing=[("api", settings.api_interval_s)], accept=JSON_ACCEPT,
-                                  check_body=json_body_check)
-            fetched.append(url)
-            if response.status != 200:
-                raise scryfall_error(url, response.status, response.body, EXIT_UNAVAILABLE)
-            by_bulk = bulk_plans.bulk_plan(settings, bulk_plans.read_index(response.body, url), include_multilingual)
-    finally:
-        client.close()
-    chosen = by_bulk if bulk == "always" else by_api if bulk == "never" or by_bulk is None else \
-        bulk_plans.choose(by_api, by_bulk)
-    notes = []
-    if not local and bulk == "auto":
-        notes.append(f"bulk plan not possible: {reason}")
-    elif bulk == "auto" and by_bulk is None:
-        notes.append(f"API plan under {bulk_plans.AUTO_API_BELOW} requests: taken without asking for the bulk index")
-    return {"query": query, "bulk": bulk, "chosen": chosen.name, "fetched": fetched, "notes": notes,
-            "plans": {p.name: {"requests": p.requests, "bytes": p.bytes, "pacing_s": round(p.pacing_s, 3),
-                               "exact": p.exact, "detail": p.detail} for p in (by_api, by_bulk) if p is not None}}
-
-
 def _traffic(transport) -> dict:
     if isinstance(transport, HttpClient):
         return {"requests": transport.traffic.requests, "bytes": transport.traffic.bytes,
@@ -411,4 +359,4 @@ def rebuild(settings: Settings) -> list[LoadResult]:
         return results
 
 
-__all__ = ["sync", "plan", "rebuild", "load_pending", "current_runs", "SyncResult", "BULK_MODES"]
+__all__ = ["sync", "rebuild", "ingest_rules", "load_pending", "SyncResult", "BULK_MODES"]

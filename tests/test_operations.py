@@ -1,7 +1,6 @@
 """Unattended operation: one sync at a time, change history, no-change runs, cool-down, doctor."""
 
 import json
-import os
 import signal
 import subprocess
 import sys

@@ -5,7 +5,6 @@ import re
 import shutil
 
 import duckdb
-import pytest
 
 from pipeline.cli import main
 

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ..errors import SourceDataError, UsageError, EXIT_UNAVAILABLE
+from ..errors import SourceDataError, EXIT_UNAVAILABLE
 from ..http import BodyProblem, JSON_ACCEPT, json_body_check
 from ..normalize import query as query_filter
 from ..rawstore import RawStore, RunWriter
