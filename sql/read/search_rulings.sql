@@ -8,7 +8,8 @@ WITH tr AS (
     GROUP BY ruling_id
 ), candidates AS (
     SELECT r.ruling_id, r.source, r.published_at, r.text,
-           strip_accents(r.match_key) || coalesce(' ' || tr.tr, '') AS hay
+           CASE WHEN strlen(r.match_key) = length(r.match_key) THEN r.match_key  -- plain ASCII: nothing to strip
+                ELSE strip_accents(r.match_key) END || coalesce(' ' || tr.tr, '') AS hay
     FROM ruling r
     LEFT JOIN tr USING (ruling_id)
     -- strip_accents only where the key is not plain ASCII (its byte length differs from its length)
