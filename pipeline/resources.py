@@ -6,8 +6,8 @@ They sit at the top of the repository and are mapped into the installed package 
 
 from __future__ import annotations
 
+import importlib.util
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -18,10 +18,14 @@ def _locate(checkout_dir: str, package: str) -> Path:
     if here.is_dir():
         return here
     try:
-        found = resources.files(package)
+        spec = importlib.util.find_spec(package)
     except ModuleNotFoundError:
-        raise FileNotFoundError(f"cannot find casefile's {checkout_dir}/ (package {package})") from None
-    return Path(str(found))
+        spec = None
+    # the folders are namespace packages (no __init__.py): their one search location is the folder
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not locations:
+        raise FileNotFoundError(f"cannot find casefile's {checkout_dir}/ (package {package})")
+    return Path(locations[0])
 
 
 def sql_dir() -> Path:

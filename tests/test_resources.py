@@ -1,0 +1,21 @@
+"""The project's own files are found in a checkout and in an installed package alike."""
+
+import sys
+
+from pipeline import resources
+
+
+def test_sql_and_sample_are_found_in_the_checkout():
+    assert (resources.sql_dir() / "schema" / "001_tables.sql").is_file()
+    assert (resources.sample_dir() / "_SUCCESS").is_file()
+
+
+def test_an_installed_namespace_folder_is_found_by_its_package_name(tmp_path, monkeypatch):
+    # how an installed casefile holds sql/: a folder without __init__.py inside the package
+    folder = tmp_path / "casefile_probe_sql"
+    (folder / "schema").mkdir(parents=True)
+    (folder / "schema" / "x.sql").write_text("SELECT 1;")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("casefile_probe_sql", None)
+    found = resources._locate("no-such-checkout-folder", "casefile_probe_sql")
+    assert found == folder and (found / "schema" / "x.sql").is_file()
