@@ -12,23 +12,27 @@ import hashlib
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
-
-import pandas as pd
+from typing import TYPE_CHECKING, Union
 
 from .errors import ParseError, SourceDataError
 from .normalize import duck
 from .normalize import query as query_filter
 from .normalize import scryfall as api
-from .normalize.pages.listeblanche import parse_listeblanche_page
-from .normalize.pages.scryfall_page import parse_scryfall_page
-from .normalize.pages.wiki import parse_wiki_page
 from .normalize.rules import RulesDocument, parse_cr
 from .rules_link import link_card, link_text, link_wiki_quotes, subtypes
 from .rawstore import DocEntry, RawStore, RunInfo, body_path, read_body, read_manifest
 from .reconcile import reconcile
 from .records import Card, CardSet, Printing, Ruling, RulingSighting
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 log = logging.getLogger(__name__)
+
+# A table's rows as a build hands them to the load: a DataFrame (Python path), the name of a TEMP
+# table (SQL path), or a list of row dicts (a few rows; an empty list for an empty table).
+# pandas and the HTML parsers are imported where used: a large SQL build needs neither.
+Rows = Union["pd.DataFrame", str, list]
 
 RULES_ORIGIN = "comprehensive-rules"
 # What ``--sources`` names, and the origin each one writes to the raw store.
@@ -59,7 +63,7 @@ def current_runs(runs: list[RunInfo]) -> dict[tuple[str, str], RunInfo]:
 class State:
     """A build's rows: DataFrames (Python path) or names of TEMP tables (SQL path), per table."""
 
-    tables: dict[str, pd.DataFrame | str]
+    tables: dict[str, Rows]
     skipped: list[str] = field(default_factory=list)  # the refused records (at most the first few, SQL path)
     unknown_fields: Counter = field(default_factory=Counter)
     unmatched_translations: int = 0
@@ -173,6 +177,10 @@ def _page_name(run: RunInfo, entry: DocEntry) -> str:
 
 def _page_sightings(origin: str, body: bytes, entry: DocEntry, name: str, got: "_Collected") -> list[RulingSighting]:
     """The sightings of one rulings page; a page that shows rulings it does not let us read fails."""
+    from .normalize.pages.listeblanche import parse_listeblanche_page
+    from .normalize.pages.scryfall_page import parse_scryfall_page
+    from .normalize.pages.wiki import parse_wiki_page
+
     try:
         if origin == "mtgwiki":
             page = parse_wiki_page(body, entry.doc_id)
@@ -304,18 +312,21 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int = 
     if not duck.all_anchors(con):
         raise duck.SqlPathUnavailable("sightings without a date or a source need the Python reconciliation")
     duck.reconcile(con)
-    tables: dict[str, pd.DataFrame | str] = {t: f"n_{t}" for t in duck.TABLES}
+    tables: dict[str, Rows] = {t: f"n_{t}" for t in duck.TABLES}
     [query] = queries or {""}
     con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "
                 "oracle_id FROM n_card", {"query": query})
     tables["query_card"] = "n_query_card"
     got = _Collected()
     _collect_rules(store, runs, got)
-    cards = [Card(oracle_id=o, name=n, mana_cost=None, cmc=None, colors=None, color_identity=(), type_line=t,
-                  oracle_text=x, layout="")
-             for o, n, t, x in con.execute("SELECT oracle_id, name, type_line, oracle_text FROM n_card").fetchall()]
-    rulings = [Ruling(ruling_id=r, source=s_, published_at=None, text=x, match_key="")
-               for r, s_, x in con.execute("SELECT ruling_id, source, text FROM n_ruling").fetchall()]
+    cards: list[Card] = []
+    rulings: list[Ruling] = []
+    if got.editions:  # the rules links need the texts; without an edition there is nothing to link
+        cards = [Card(oracle_id=o, name=n, mana_cost=None, cmc=None, colors=None, color_identity=(), type_line=t,
+                      oracle_text=x, layout="")
+                 for o, n, t, x in con.execute("SELECT oracle_id, name, type_line, oracle_text FROM n_card").fetchall()]
+        rulings = [Ruling(ruling_id=r, source=s_, published_at=None, text=x, match_key="")
+                   for r, s_, x in con.execute("SELECT ruling_id, source, text FROM n_ruling").fetchall()]
     tables.update(_rules_tables(got, cards, rulings))
     return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql")
 
@@ -336,7 +347,7 @@ def _relevant_terms(cards: list[Card]) -> set[str]:
     return terms
 
 
-def _rules_tables(got: _Collected, cards: list[Card], rulings: list) -> dict[str, pd.DataFrame]:
+def _rules_tables(got: _Collected, cards: list[Card], rulings: list) -> dict[str, Rows]:
     editions = [{"effective_date": date, "doc_id": doc_id, "rules": len(doc.rules), "glossary_terms": len(doc.glossary)}
                 for date, (doc_id, doc) in sorted(got.editions.items())]
     rules = [{"effective_date": date, **rule.__dict__} for date, (_, doc) in sorted(got.editions.items())
@@ -363,8 +374,12 @@ def _rules_tables(got: _Collected, cards: list[Card], rulings: list) -> dict[str
             "card_rule": _frame(unique(card_links, ("oracle_id", "rule_number", "method")))}
 
 
-def _frame(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame(rows) if rows else pd.DataFrame()
+def _frame(rows: list[dict]) -> Rows:
+    if not rows:
+        return []
+    import pandas as pd
+
+    return pd.DataFrame(rows)
 
 
 def _set_row(s: CardSet) -> dict:
@@ -394,10 +409,9 @@ def _sighting_row(s) -> dict:
     return row
 
 
-def document_rows(run: RunInfo) -> pd.DataFrame:
+def document_rows(run: RunInfo) -> list[dict]:
     """raw_document rows for every response of a run (quarantined ones included)."""
-    rows = [_document_row(run, e) for e in read_manifest(run, include_quarantined=True)]
-    return _frame(rows)
+    return [_document_row(run, e) for e in read_manifest(run, include_quarantined=True)]
 
 
 def _document_row(run: RunInfo, e: DocEntry) -> dict:

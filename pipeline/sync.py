@@ -89,6 +89,17 @@ def resolve_offline_source(value: str) -> RunInfo:
 BULK_MODES = ("auto", "always", "never")
 
 
+# Set by the SIGTERM handler. A signal that arrives while DuckDB runs a query interrupts the
+# query, and DuckDB reports "Query interrupted" instead of the handler's Aborted: this flag tells
+# such an error from a real failure.
+_SIGNALLED = threading.Event()
+ABORTED_MESSAGE = "stopped by SIGTERM; the run is recorded as aborted and nothing was loaded"
+
+
+def _was_signalled(exc: BaseException) -> bool:
+    return isinstance(exc, (Aborted, KeyboardInterrupt)) or _SIGNALLED.is_set()
+
+
 @contextmanager
 def _sigterm_aborts():
     """While a sync runs, SIGTERM raises Aborted: the run is marked aborted and the load rolls back."""
@@ -97,13 +108,20 @@ def _sigterm_aborts():
         return
 
     def handler(signum, frame):
-        raise Aborted("stopped by SIGTERM; the run is recorded as aborted and nothing was loaded")
+        _SIGNALLED.set()
+        raise Aborted(ABORTED_MESSAGE)
 
+    _SIGNALLED.clear()
     previous = signal.signal(signal.SIGTERM, handler)
     try:
         yield
+    except Exception as exc:
+        if _SIGNALLED.is_set() and not isinstance(exc, CasefileError):
+            raise Aborted(ABORTED_MESSAGE) from exc
+        raise
     finally:
         signal.signal(signal.SIGTERM, previous)
+        _SIGNALLED.clear()
 
 
 def sync(settings: Settings, *, query: str | None = None, offline: str | None = None,
@@ -275,13 +293,18 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, mark_abor
         raise
     try:
         counts = load_run(con, run_row(run, utc_now_iso()), state.tables, document_rows(run))
-    except (Aborted, KeyboardInterrupt) as exc:
+    except BaseException as exc:
+        if not _was_signalled(exc):
+            raise
         if run.run_id in _loaded_run_ids(con):  # the signal came after the commit: the run is in
             raise Aborted(f"stopped by a signal just after run {run.run_id} was loaded; "
                           "the warehouse holds it") from None
         if mark_aborted:
-            mark_rejected(run, f"aborted during the load: {exc}", status="aborted")
-        raise
+            reason = exc if isinstance(exc, (Aborted, KeyboardInterrupt)) else ABORTED_MESSAGE
+            mark_rejected(run, f"aborted during the load: {reason}", status="aborted")
+        if isinstance(exc, (Aborted, KeyboardInterrupt)):
+            raise
+        raise Aborted(ABORTED_MESSAGE) from exc
     summary = counts.pop("_run")
     rows = {name: int(con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]) for name in state.tables}
     counts["_rows"] = rows

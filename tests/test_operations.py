@@ -290,3 +290,25 @@ def test_sigterm_during_a_rebuild_keeps_the_old_warehouse_and_every_run(data_dir
     assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
     assert state(data_dir) == before
 
+
+
+def test_sigterm_during_a_duckdb_query_is_an_abort_not_a_crash():
+    """DuckDB answers a signal that lands inside a query with its own "Query interrupted" error;
+    the sync must still report the abort (exit 75), not an internal error."""
+    import os
+    import threading
+
+    from pipeline.errors import Aborted
+    from pipeline.sync import _sigterm_aborts
+
+    con = duckdb.connect()
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM))
+    started = time.monotonic()
+    with pytest.raises(Aborted) as caught:
+        with _sigterm_aborts():
+            timer.start()
+            con.execute("SELECT count(*) FROM range(1000000000000) AS t(i) WHERE i % 7 = 3").fetchall()
+    timer.join()
+    assert time.monotonic() - started < 20
+    assert "SIGTERM" in str(caught.value)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL or callable(signal.getsignal(signal.SIGTERM))

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import duckdb
-import pandas as pd
 
-from ..changes import Change, pair_rewordings
+from ..build import Rows
+from ..changes import choose_rewordings
 from ..errors import LockBusy, SourceDataError
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
@@ -57,14 +57,40 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(path.read_text("utf-8"))
 
 
-def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame | str) -> None:
-    """Fill TEMP table stage_<table> from a DataFrame, or from a TEMP table the SQL build made."""
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
+    """(name, type) of a warehouse table's columns, in order."""
+    return con.execute("SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() "
+                       "AND schema_name = 'main' AND table_name = ? ORDER BY column_index", [table]).fetchall()
+
+
+def _drop_temp(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    kind = con.execute("SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $n "
+                       "UNION ALL SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $n",
+                       {"n": name}).fetchone()
+    if kind:
+        con.execute(f"DROP {kind[0]} temp.main.{name}")
+
+
+def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: Rows) -> None:
+    """Make stage_<table> hold a run's rows for ``table``, in the table's column types.
+
+    From a TEMP table the SQL build made: a view over it (no copy). From a DataFrame or a list of
+    row dicts: a TEMP table.
+    """
     stage = f"stage_{table}"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {stage} AS SELECT * FROM {table} LIMIT 0")
+    _drop_temp(con, stage)
     if isinstance(frame, str):
-        columns = ", ".join(f'"{d[0]}"' for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description)
-        con.execute(f"INSERT INTO {stage} BY NAME SELECT {columns} FROM {frame}")
-    elif len(frame):
+        select = ", ".join(f'CAST("{name}" AS {kind}) AS "{name}"' for name, kind in _columns(con, table))
+        con.execute(f"CREATE TEMP VIEW {stage} AS SELECT {select} FROM {frame}")
+        return
+    con.execute(f"CREATE TEMP TABLE {stage} AS SELECT * FROM {table} LIMIT 0")
+    if isinstance(frame, list):
+        if frame:
+            names = list(frame[0])
+            con.executemany(f"INSERT INTO {stage} ({', '.join(f'{chr(34)}{n}{chr(34)}' for n in names)}) "
+                            f"VALUES ({', '.join('?' * len(names))})", [[row[n] for n in names] for row in frame])
+        return
+    if len(frame):
         con.register("incoming", frame)
         try:
             con.execute(f"INSERT INTO {stage} BY NAME SELECT * FROM incoming")
@@ -72,22 +98,30 @@ def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame | str
             con.unregister("incoming")
 
 
-def _changes(con: duckdb.DuckDBPyConnection) -> list[Change]:
-    """What the staged state changes, re-worded rulings paired (see pipeline/changes.py)."""
-    found = [Change(*row[:-1], tuple(row[-1]) if row[-1] is not None else None)
-             for row in con.execute(read_sql("load/changes.sql")).fetchall()]
-    ids = [c.ruling_id for c in found if c.kind in ("ruling_added", "ruling_removed")]
-    meta = {}
-    if ids:
-        rows = con.execute("SELECT ruling_id, source, published_at FROM stage_ruling WHERE list_contains($ids, ruling_id) "
-                           "UNION ALL SELECT ruling_id, source, published_at FROM ruling WHERE list_contains($ids, ruling_id)",
-                           {"ids": ids}).fetchall()
-        meta = {rid: (source, published) for rid, source, published in rows}
-    return pair_rewordings(found, meta)
+def _record_changes(con: duckdb.DuckDBPyConnection) -> None:
+    """What the staged state changes (n_change), and which removed + added rulings are one ruling
+    re-worded (n_reword); see pipeline/changes.py."""
+    con.execute(read_sql("load/changes.sql"))
+    pairs = choose_rewordings(con.execute(read_sql("load/reword_candidates.sql")).fetchall())
+    con.execute("CREATE OR REPLACE TEMP TABLE n_reword (old_id VARCHAR, new_id VARCHAR)")
+    if pairs:
+        con.executemany("INSERT INTO n_reword VALUES (?, ?)", pairs)
 
 
-def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, pd.DataFrame | str],
-             documents: pd.DataFrame) -> dict[str, dict[str, int]]:
+def _merge(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, int]:
+    """Bring ``table`` to the staged state. An empty table takes the rows in one INSERT (a first
+    sync, a rebuild): DuckDB writes a large insert straight to the file instead of the log."""
+    if con.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {table})").fetchone()[0]:
+        inserted = con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM stage_{table}").fetchone()[0]
+        return {"inserted": int(inserted), "updated": 0, "removed": 0}
+    tally = {"INSERT": 0, "UPDATE": 0, "DELETE": 0}
+    for (action,) in con.execute(read_sql(f"load/merge_{table}.sql")).fetchall():
+        tally[action] = tally.get(action, 0) + 1
+    return {"inserted": tally["INSERT"], "updated": tally["UPDATE"], "removed": tally["DELETE"]}
+
+
+def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Rows],
+             documents: list[dict]) -> dict[str, dict[str, int]]:
     """Merge one run's state into the warehouse in a single transaction; return per-table counts.
 
     Order inside the transaction: stage every table, compute the change events against the live
@@ -98,22 +132,14 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, pd
     try:
         for table in STATE_TABLES:
             _stage(con, table, tables[table])
-        changes = _changes(con)
+        _record_changes(con)
         previous = con.execute("SELECT max(run_id) FROM sync_run").fetchone()[0]
         con.execute(read_sql("load/retire_rulings.sql"), {"run_id": run_row["run_id"], "previous_run": previous})
         con.execute(read_sql("load/unretire_rulings.sql"))
         for table in STATE_TABLES:
-            actions = con.execute(read_sql(f"load/merge_{table}.sql")).fetchall()
-            tally = {"INSERT": 0, "UPDATE": 0, "DELETE": 0}
-            for (action,) in actions:
-                tally[action] = tally.get(action, 0) + 1
-            counts[table] = {"inserted": tally["INSERT"], "updated": tally["UPDATE"], "removed": tally["DELETE"]}
+            counts[table] = _merge(con, table)
         failpoint("during_load")
-        events = pd.DataFrame([{"run_id": run_row["run_id"], "seq": i, **c.__dict__,
-                                "cards": list(c.cards) if c.cards is not None else None}
-                               for i, c in enumerate(changes, 1)])
-        _stage(con, "change_event", events)
-        con.execute(read_sql("load/insert_change_events.sql"))
+        n_changes = con.execute(read_sql("load/insert_change_events.sql"), {"run_id": run_row["run_id"]}).fetchone()[0]
         _stage(con, "raw_document", documents)
         con.execute(read_sql("load/insert_raw_document.sql"))
         totals = {k: sum(c[k] for c in counts.values()) for k in ("inserted", "updated", "removed")}
@@ -132,7 +158,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, pd
         raise
     log.debug("run %s committed", run_row["run_id"])
     failpoint("after_commit")
-    counts["_run"] = {"status": row["status"], "changes": len(changes), **totals}
+    counts["_run"] = {"status": row["status"], "changes": int(n_changes), **totals}
     return counts
 
 

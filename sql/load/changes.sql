@@ -1,7 +1,8 @@
--- What the staged state changes compared with the warehouse, before the merge.
+-- What the staged state changes compared with the warehouse, before the merge (n_change).
 -- Columns: kind, oracle_id, ruling_id, previous_ruling_id, field, before, after, name, cards.
-SELECT 'card_added' AS kind, s.oracle_id, NULL AS ruling_id, NULL AS previous_ruling_id, NULL AS field,
-       NULL AS before, s.oracle_text AS after, s.name AS name, NULL::VARCHAR[] AS cards
+CREATE OR REPLACE TEMP TABLE n_change AS
+SELECT 'card_added' AS kind, s.oracle_id, NULL::VARCHAR AS ruling_id, NULL::VARCHAR AS previous_ruling_id,
+       NULL::VARCHAR AS field, NULL::VARCHAR AS before, s.oracle_text AS after, s.name AS name, NULL::VARCHAR[] AS cards
 FROM stage_card s ANTI JOIN card c USING (oracle_id)
 UNION ALL
 SELECT 'card_removed', c.oracle_id, NULL, NULL, NULL, c.oracle_text, NULL, c.name, NULL
@@ -20,16 +21,17 @@ unnest([ {'field': 'name', 'before': c.name, 'after': s.name},
          {'field': 'layout', 'before': c.layout, 'after': s.layout} ]) AS t(f)
 WHERE f.before IS DISTINCT FROM f.after
 UNION ALL
-SELECT 'ruling_added', NULL, s.ruling_id, NULL, NULL, NULL, s.text, NULL,
-       coalesce((SELECT list(DISTINCT cr.oracle_id ORDER BY cr.oracle_id) FROM stage_card_ruling cr
-                  WHERE cr.ruling_id = s.ruling_id), [])
-FROM stage_ruling s ANTI JOIN ruling r USING (ruling_id)
+SELECT 'ruling_added', NULL, s.ruling_id, NULL, NULL, NULL, s.text, NULL, coalesce(cr.cards, [])
+FROM stage_ruling s
+ANTI JOIN ruling r USING (ruling_id)
+LEFT JOIN (SELECT ruling_id, list(DISTINCT oracle_id ORDER BY oracle_id) AS cards
+           FROM stage_card_ruling GROUP BY ruling_id) AS cr USING (ruling_id)
 UNION ALL
-SELECT 'ruling_removed', NULL, r.ruling_id, NULL, NULL, r.text, NULL, NULL,
-       coalesce((SELECT list(DISTINCT cr.oracle_id ORDER BY cr.oracle_id) FROM card_ruling cr
-                  WHERE cr.ruling_id = r.ruling_id), [])
-FROM ruling r ANTI JOIN stage_ruling s USING (ruling_id)
+SELECT 'ruling_removed', NULL, r.ruling_id, NULL, NULL, r.text, NULL, NULL, coalesce(cr.cards, [])
+FROM ruling r
+ANTI JOIN stage_ruling s USING (ruling_id)
+LEFT JOIN (SELECT ruling_id, list(DISTINCT oracle_id ORDER BY oracle_id) AS cards
+           FROM card_ruling GROUP BY ruling_id) AS cr USING (ruling_id)
 UNION ALL
 SELECT 'translation_added', NULL, s.ruling_id, NULL, s.lang, NULL, s.text, s.origin, NULL
-FROM stage_ruling_translation s ANTI JOIN ruling_translation t USING (ruling_id, lang, origin)
-ORDER BY kind, oracle_id NULLS LAST, ruling_id NULLS LAST, field NULLS LAST;
+FROM stage_ruling_translation s ANTI JOIN ruling_translation t USING (ruling_id, lang, origin);

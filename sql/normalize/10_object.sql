@@ -1,7 +1,7 @@
 -- Card objects (from search pages and bulk card files, staged in card_object by
 -- pipeline/normalize/duck.py) with what printing_record and card_records decide about them:
 -- their Oracle ids and, for an object those functions refuse, the reason (RecordError's text).
-CREATE OR REPLACE TEMP TABLE n_object AS
+CREATE OR REPLACE TEMP VIEW n_object AS
 WITH o AS (
     SELECT c.*, coalesce(list_filter(c.card_faces, lambda f: f IS NOT NULL), []) AS faces
     FROM card_object AS c

@@ -1,5 +1,4 @@
--- Ruling sightings (ruling_sightings of pipeline/normalize/scryfall.py) of the cards kept, with
--- the text features reconcile needs, computed once per distinct text.
+-- Ruling sightings (ruling_sightings of pipeline/normalize/scryfall.py) of the cards kept.
 -- One sighting per (document, card, position, language), as reconcile's _unique keeps it: the
 -- least (text, date, source). A hash aggregate, not a sort.
 CREATE OR REPLACE TEMP TABLE n_sighting AS
@@ -12,16 +11,19 @@ FROM (
     GROUP BY doc_id, oracle_id, position
 );
 
-CREATE OR REPLACE TEMP TABLE n_text AS
-WITH distinct_text AS (
-    SELECT t, cf_plain(t) AS plain FROM (SELECT DISTINCT text_as_seen AS t FROM n_sighting)
+-- Each distinct (source, date, text) once, with the text features reconcile needs: a ruling shared
+-- by many cards is worked on once, not once per card.
+CREATE OR REPLACE TEMP TABLE n_variant AS
+WITH distinct_variant AS (
+    SELECT source, date_as_seen, t, cf_plain(t) AS plain
+    FROM (SELECT DISTINCT source, date_as_seen, text_as_seen AS t FROM n_sighting)
 ), featured AS (
-    SELECT t AS text_as_seen,
+    SELECT source, date_as_seen, t AS text_as_seen,
         CASE WHEN plain THEN lower(cf_spaces(cf_fold(t))) ELSE py_match_key(t) END AS key,
         CASE WHEN plain THEN cf_spaces(t) ELSE py_canonical_text(t) END AS canon,
         CASE WHEN plain THEN cf_symbols_plain(t) ELSE py_has_symbols(t) END
             AS has_symbols
-    FROM distinct_text
+    FROM distinct_variant
 )
 -- typographic_score of the canonical copy: whitespace changes nothing to its symbols
 SELECT *, (CASE WHEN has_symbols THEN 2 ELSE 0 END) + (CASE WHEN regexp_matches(canon, '[’“”]') THEN 1 ELSE 0 END)

@@ -2,14 +2,11 @@
 -- source, in English (every Scryfall API sighting is). Anchors that share (source, date,
 -- match_key) are one ruling; a group whose texts lost their {…} symbols joins the one group
 -- with symbols that has the same key once symbols are removed (flag symbols_lost).
-CREATE OR REPLACE TEMP TABLE n_sighting_keyed AS
-SELECT s.*, t.key, t.canon, t.has_symbols, t.score
-FROM n_sighting AS s JOIN n_text AS t USING (text_as_seen);
-
+-- Worked on the distinct variants (n_variant), then spread to the sightings.
 CREATE OR REPLACE TEMP TABLE n_group AS
 WITH grouped AS (
     SELECT source, date_as_seen AS published_at, key, bool_or(has_symbols) AS has_symbols
-    FROM n_sighting_keyed
+    FROM n_variant
     GROUP BY ALL
 ), keyed AS (
     SELECT *, cf_symbol_free_key(key) AS bare FROM grouped
@@ -27,33 +24,37 @@ WITH grouped AS (
 SELECT *, 'r' || left(sha256(source || chr(31) || coalesce(published_at, '') || chr(31) || ruling_key), 15) AS ruling_id
 FROM targeted;
 
-CREATE OR REPLACE TEMP TABLE n_member AS
-SELECT s.*, g.ruling_id, g.ruling_key, g.symbols_lost
-FROM n_sighting_keyed AS s
+-- The ruling of each variant.
+CREATE OR REPLACE TEMP TABLE n_variant_ruling AS
+SELECT v.source, v.date_as_seen, v.text_as_seen, v.canon, v.score, g.ruling_id, g.ruling_key, g.symbols_lost
+FROM n_variant AS v
 JOIN n_group AS g
-    ON g.source = s.source AND g.published_at IS NOT DISTINCT FROM s.date_as_seen AND g.key = s.key;
+    ON g.source = v.source AND g.published_at IS NOT DISTINCT FROM v.date_as_seen AND g.key = v.key;
 
+-- A ruling's text: a copy with its symbols, then the best typography, then the least text.
 CREATE OR REPLACE TEMP TABLE n_ruling AS
 SELECT ruling_id, any_value(source) AS source, any_value(date_as_seen) AS published_at,
        arg_min(canon, {'lost': symbols_lost, 'score': -score, 'canon': canon}) AS text,
        any_value(ruling_key) AS match_key
-FROM n_member
+FROM n_variant_ruling
 GROUP BY ruling_id;
-
-CREATE OR REPLACE TEMP TABLE n_card_ruling AS
-SELECT oracle_id, ruling_id, min(position) AS position
-FROM n_member
-WHERE oracle_id IS NOT NULL
-GROUP BY oracle_id, ruling_id;
 
 CREATE OR REPLACE TEMP TABLE n_ruling_sighting AS
 SELECT
-    's' || left(sha256(doc_id || chr(31) || coalesce(oracle_id, '') || chr(31) || CAST(position AS VARCHAR)
-                       || chr(31) || lang), 15) AS sighting_id,
-    ruling_id, doc_id, origin, oracle_id, position, lang, text_as_seen, date_as_seen,
-    source AS source_as_seen,
-    CASE WHEN symbols_lost THEN ['symbols_lost'] ELSE []::VARCHAR[] END AS flags
-FROM n_member;
+    's' || left(sha256(s.doc_id || chr(31) || coalesce(s.oracle_id, '') || chr(31) || CAST(s.position AS VARCHAR)
+                       || chr(31) || s.lang), 15) AS sighting_id,
+    v.ruling_id, s.doc_id, s.origin, s.oracle_id, s.position, s.lang, s.text_as_seen, s.date_as_seen,
+    s.source AS source_as_seen,
+    CASE WHEN v.symbols_lost THEN ['symbols_lost'] ELSE []::VARCHAR[] END AS flags
+FROM n_sighting AS s
+JOIN n_variant_ruling AS v
+    ON v.source = s.source AND v.date_as_seen = s.date_as_seen AND v.text_as_seen = s.text_as_seen;
+
+CREATE OR REPLACE TEMP TABLE n_card_ruling AS
+SELECT oracle_id, ruling_id, min(position) AS position
+FROM n_ruling_sighting
+WHERE oracle_id IS NOT NULL
+GROUP BY oracle_id, ruling_id;
 
 CREATE OR REPLACE TEMP TABLE n_ruling_translation AS
 SELECT * FROM ruling_translation LIMIT 0;
