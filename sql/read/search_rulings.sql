@@ -2,24 +2,35 @@
 -- in English or in a translation. Ranked: the whole phrase first, then more hits, then shorter texts.
 -- $first, the longest word, narrows the rulings cheaply before the other words are checked; the
 -- cards of the rulings shown are read after (read/cards_of_rulings.sql).
+-- The scan of ruling filters on match_key alone, so DuckDB reads the other columns only for the
+-- rows that pass; rulings found through their translations only are added to them.
 WITH tr AS (
     SELECT ruling_id, strip_accents(translate(lower(string_agg(text, ' ')), '’‘“”«»–—', '''''""""--')) AS tr
     FROM ruling_translation
     GROUP BY ruling_id
-), candidates AS (
-    SELECT r.ruling_id, r.source, r.published_at, r.text,
-           CASE WHEN strlen(r.match_key) = length(r.match_key) THEN r.match_key  -- plain ASCII: nothing to strip
-                ELSE strip_accents(r.match_key) END || coalesce(' ' || tr.tr, '') AS hay
-    FROM ruling r
-    LEFT JOIN tr USING (ruling_id)
+), matched AS (
     -- strip_accents only where the key is not plain ASCII (its byte length differs from its length)
-    WHERE contains(r.match_key, $first)
-       OR (strlen(r.match_key) <> length(r.match_key) AND contains(strip_accents(r.match_key), $first))
-       OR contains(tr.tr, $first)
+    SELECT ruling_id, source, published_at, text, match_key
+    FROM ruling
+    WHERE contains(match_key, $first)
+       OR (strlen(match_key) <> length(match_key) AND contains(strip_accents(match_key), $first))
+    UNION ALL
+    SELECT r.ruling_id, r.source, r.published_at, r.text, r.match_key
+    FROM ruling AS r
+    SEMI JOIN tr ON tr.ruling_id = r.ruling_id AND contains(tr.tr, $first)
+    WHERE NOT contains(r.match_key, $first)
+      AND NOT (strlen(r.match_key) <> length(r.match_key) AND contains(strip_accents(r.match_key), $first))
+), candidates AS (
+    SELECT m.ruling_id, m.source, m.published_at, m.text,
+           CASE WHEN strlen(m.match_key) = length(m.match_key) THEN m.match_key
+                ELSE strip_accents(m.match_key) END || coalesce(' ' || tr.tr, '') AS hay
+    FROM matched AS m
+    LEFT JOIN tr USING (ruling_id)
 ), scored AS (
+    -- hits: occurrences of each word, counted in bytes (removing k copies of w shortens hay by k * strlen(w))
     SELECT *,
            contains(hay, $phrase) AS phrase_hit,
-           list_sum([ (length(hay) - length(replace(hay, w, ''))) // length(w) FOR w IN $words ]) AS hits
+           list_sum([ (strlen(hay) - strlen(replace(hay, w, ''))) // strlen(w) FOR w IN $words ]) AS hits
     FROM candidates
     WHERE list_bool_and([ contains(hay, w) FOR w IN $words ])
 ), shown AS (
