@@ -130,7 +130,8 @@ def _collect_api(store: RawStore, run: RunInfo, got: _Collected) -> None:
                 seen = len(sightings) + len(bad)
             else:
                 items = api.iter_bulk_items(body_path(run, entry), doc)
-                sightings, bad, seen = api.bulk_ruling_sightings(items, entry.doc_id, doc)
+                sightings, bad, seen = api.bulk_ruling_sightings(items, entry.doc_id, doc,
+                                                                 place=bulk_rulings_place(run))
             objects += seen
             skipped += len(bad)
             got.skipped.extend(bad)
@@ -293,7 +294,8 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int = 
             if _usable(entry):
                 docs.append(duck.Doc(file_seq=len(docs), run_id=run.run_id, doc_id=entry.doc_id, kind=entry.kind,
                                      key=entry.key, path=body_path(run, entry), name=f"{run.run_id}/{entry.path}",
-                                     terms=terms if entry.kind == "bulk-cards" else None))
+                                     terms=terms if entry.kind == "bulk-cards" else None,
+                                     place=bulk_rulings_place(run) if entry.kind == "bulk-rulings" else None))
     duck.register_functions(con)
     duck.stage_documents(con, docs)
     duck.derive_records(con)
@@ -397,14 +399,22 @@ def _printing_row(p: Printing) -> dict:
     return dict(p.__dict__)
 
 
-def sighting_id_for(doc_id: str, oracle_id: str | None, position: int, lang: str) -> str:
-    raw = "\x1f".join([doc_id, oracle_id or "", str(position), lang]).encode("utf-8")
+def sighting_id_for(place: str, oracle_id: str | None, position: int, lang: str) -> str:
+    """``place``: the document's id, or for a bulk rulings file, ``bulk_rulings_place``."""
+    raw = "\x1f".join([place, oracle_id or "", str(position), lang]).encode("utf-8")
     return "s" + hashlib.sha256(raw).hexdigest()[:15]
+
+
+def bulk_rulings_place(run: RunInfo) -> str:
+    """The place of a bulk rulings file's sightings: Scryfall's rulings file as read for this
+    view's query. Tomorrow's file is the same place, so an unchanged ruling keeps its sighting id
+    (one view per query and origin: the place is unique among the current views)."""
+    return "bulk-rulings\x1f" + (run.meta.get("query") or "")
 
 
 def _sighting_row(s) -> dict:
     row = dict(s.__dict__)
-    row["sighting_id"] = sighting_id_for(s.doc_id, s.oracle_id, s.position, s.lang)
+    row["sighting_id"] = sighting_id_for(row.pop("place") or s.doc_id, s.oracle_id, s.position, s.lang)
     row["flags"] = list(s.flags)
     return row
 

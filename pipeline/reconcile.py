@@ -192,4 +192,4 @@ def _row(rid: str, s: RulingSighting, flags: tuple[str, ...]) -> SightingRow:
     return SightingRow(ruling_id=rid, doc_id=s.doc_id, origin=s.origin, oracle_id=s.oracle_id,
                        position=s.position, lang=s.lang, text_as_seen=s.text_as_seen,
                        date_as_seen=s.date_as_seen, source_as_seen=s.source,
-                       flags=tuple(sorted(set(s.flags) | set(flags))))
+                       flags=tuple(sorted(set(s.flags) | set(flags))), place=s.place)

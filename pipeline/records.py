@@ -71,6 +71,10 @@ class RulingSighting:
     lang: str = "en"
     translates: int | None = None
     flags: tuple[str, ...] = field(default_factory=tuple)
+    # Where the copy sits when that outlives one document: the sightings of a bulk rulings file
+    # are at the same place in the next day's file. None: the document itself is the place.
+    # Only the sighting's id uses it (a new bulk file does not re-key every sighting).
+    place: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,7 @@ class SightingRow:
     date_as_seen: str | None
     source_as_seen: str | None
     flags: tuple[str, ...]
+    place: str | None = None  # see RulingSighting.place
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,29 @@ def test_an_unchanged_file_is_not_downloaded_again(bulk_server, cli, data_dir):
     assert all((runs[-1].path / e["path"]).stat().st_size == e["bytes"] > 0 for e in reused)
 
 
+def test_a_new_rulings_file_keeps_the_sighting_ids_of_the_rulings_it_did_not_change(bulk_server, cli, data_dir):
+    """Scryfall publishes a new rulings file every day; a sighting is the n-th ruling of a card in
+    it, whichever day's file showed it, so only what a file changes is touched in the warehouse."""
+    assert cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always").returncode == 0
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    before = dict(rows(db, "SELECT sighting_id, text_as_seen FROM ruling_sighting"))
+    items = json.loads(bulk_server.files["rulings"])
+    old_text = items[0]["comment"]
+    items[0]["comment"] = old_text.rstrip(".") + ", as the rules say."  # one copy re-worded
+    bulk_server.add_file("/files/rulings.json", _array(items), etag='"v2"', last_modified=LAST_MODIFIED)
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 0, result.stderr
+    assert "~1 " in result.stdout.splitlines()[-1]  # the one sighting; no other sighting row is touched
+    after = dict(rows(db, "SELECT sighting_id, text_as_seen FROM ruling_sighting"))
+    assert after.keys() == before.keys()
+    [changed] = [k for k in after if after[k] != before[k]]
+    assert after[changed].endswith(", as the rules say.")
+    # each sighting names the file it was first read from as it is now
+    first, newest = [d for (d,) in rows(db, "SELECT doc_id FROM raw_document WHERE kind = 'bulk-rulings' ORDER BY run_id")]
+    assert dict(rows(db, "SELECT doc_id, count(*) FROM ruling_sighting GROUP BY doc_id")) == {first: len(after) - 1, newest: 1}
+    assert rows(db, f"SELECT doc_id FROM ruling_sighting WHERE sighting_id = '{changed}'") == [(newest,)]
+
+
 def test_multilingual_takes_all_cards_and_a_local_filter_keeps_the_query(bulk_server, cli, data_dir):
     result = cli("sync", "--api-url", bulk_server.url, "--query", "set:mkc", "--bulk", "always", "--multilingual")
     assert result.returncode == 0, result.stderr

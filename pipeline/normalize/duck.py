@@ -63,6 +63,7 @@ class Doc:
     path: Path
     name: str  # "<run_id>/<path>", as messages name documents
     terms: list[dict] | None = None  # the local query filter of a bulk view (see normalize/query.py)
+    place: str | None = None  # a bulk rulings file's place (see RulingSighting.place)
 
 
 @dataclass
@@ -98,8 +99,8 @@ def stage_documents(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:
     con.execute(f"CREATE OR REPLACE TEMP TABLE card_object (file_seq INTEGER, ord BIGINT, run_id VARCHAR, "
                 f"{', '.join(f'{_q(k)} {v}' for k, v in CARD_COLUMNS.items())})")
     con.execute("CREATE OR REPLACE TEMP TABLE ruling_object (file_seq INTEGER, ord BIGINT, doc_id VARCHAR, "
-                "oracle_id VARCHAR, position INTEGER, source VARCHAR, published_at VARCHAR, comment VARCHAR, "
-                "skip_reason VARCHAR)")
+                "place VARCHAR, oracle_id VARCHAR, position INTEGER, source VARCHAR, published_at VARCHAR, "
+                "comment VARCHAR, skip_reason VARCHAR)")
     con.execute("CREATE OR REPLACE TEMP TABLE set_object (file_seq INTEGER, ord BIGINT, code VARCHAR, name VARCHAR, "
                 "set_type VARCHAR, released_at VARCHAR, card_count BIGINT, digital BOOLEAN)")
     by_kind: dict[str, list[Doc]] = {}
@@ -156,7 +157,7 @@ def _stage_bulk_cards(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
 def _stage_bulk_rulings(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
     con.execute(read_sql("normalize/read_bulk_rulings.sql"),
                 {"file": str(doc.path), "format": _json_format(doc.path), "columns": RULING_COLUMNS,
-                 "file_seq": doc.file_seq, "doc_id": doc.doc_id})
+                 "file_seq": doc.file_seq, "doc_id": doc.doc_id, "place": doc.place})
 
 
 def _stage_sets(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:

@@ -335,9 +335,11 @@ def _iter_array(fh, doc: str, chunk_size: int = 1 << 20):
             raise ParseError(doc, "not JSON (the array is cut)" if started else "empty document")
 
 
-def bulk_ruling_sightings(items, doc_id: str, doc: str) -> tuple[list[RulingSighting], list[str], int]:
+def bulk_ruling_sightings(items, doc_id: str, doc: str, place: str | None = None
+                          ) -> tuple[list[RulingSighting], list[str], int]:
     """Sightings of a bulk rulings file: a card's rulings in file order, numbered per card.
 
+    ``place``: what stays the same from one bulk file to the next (see RulingSighting.place).
     Returns sightings, refusals and the number of items read.
     """
     sightings, skipped, seen = [], [], 0
@@ -360,7 +362,7 @@ def bulk_ruling_sightings(items, doc_id: str, doc: str) -> tuple[list[RulingSigh
             continue
         sightings.append(RulingSighting(
             doc_id=doc_id, origin=ORIGIN, oracle_id=owner, position=position, text_as_seen=comment,
-            date_as_seen=date, source=_text(item.get("source")), lang="en"))
+            date_as_seen=date, source=_text(item.get("source")), lang="en", place=place))
     return sightings, skipped, seen
 
 

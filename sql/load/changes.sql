@@ -8,17 +8,23 @@ UNION ALL
 SELECT 'card_removed', c.oracle_id, NULL, NULL, NULL, c.oracle_text, NULL, c.name, NULL
 FROM card c ANTI JOIN stage_card s USING (oracle_id)
 UNION ALL
-SELECT 'card_changed', c.oracle_id, NULL, NULL, f.field, f.before, f.after, s.name, NULL
-FROM card c
-JOIN stage_card s USING (oracle_id),
-unnest([ {'field': 'name', 'before': c.name, 'after': s.name},
-         {'field': 'mana_cost', 'before': c.mana_cost, 'after': s.mana_cost},
-         {'field': 'cmc', 'before': CAST(c.cmc AS VARCHAR), 'after': CAST(s.cmc AS VARCHAR)},
-         {'field': 'colors', 'before': CAST(c.colors AS VARCHAR), 'after': CAST(s.colors AS VARCHAR)},
-         {'field': 'color_identity', 'before': CAST(c.color_identity AS VARCHAR), 'after': CAST(s.color_identity AS VARCHAR)},
-         {'field': 'type_line', 'before': c.type_line, 'after': s.type_line},
-         {'field': 'oracle_text', 'before': c.oracle_text, 'after': s.oracle_text},
-         {'field': 'layout', 'before': c.layout, 'after': s.layout} ]) AS t(f)
+SELECT 'card_changed', d.oracle_id, NULL, NULL, f.field, f.before, f.after, d.name, NULL
+FROM (  -- the cards whose fields differ, before their fields are spread out one per row
+    SELECT c.oracle_id, s.name,
+           [ {'field': 'name', 'before': c.name, 'after': s.name},
+             {'field': 'mana_cost', 'before': c.mana_cost, 'after': s.mana_cost},
+             {'field': 'cmc', 'before': CAST(c.cmc AS VARCHAR), 'after': CAST(s.cmc AS VARCHAR)},
+             {'field': 'colors', 'before': CAST(c.colors AS VARCHAR), 'after': CAST(s.colors AS VARCHAR)},
+             {'field': 'color_identity', 'before': CAST(c.color_identity AS VARCHAR), 'after': CAST(s.color_identity AS VARCHAR)},
+             {'field': 'type_line', 'before': c.type_line, 'after': s.type_line},
+             {'field': 'oracle_text', 'before': c.oracle_text, 'after': s.oracle_text},
+             {'field': 'layout', 'before': c.layout, 'after': s.layout} ] AS fields
+    FROM card c
+    JOIN stage_card s USING (oracle_id)
+    WHERE (c.name, c.mana_cost, c.cmc, c.colors, c.color_identity, c.type_line, c.oracle_text, c.layout)
+          IS DISTINCT FROM (s.name, s.mana_cost, s.cmc, s.colors, s.color_identity, s.type_line, s.oracle_text, s.layout)
+) AS d,
+unnest(d.fields) AS t(f)
 WHERE f.before IS DISTINCT FROM f.after
 UNION ALL
 SELECT 'ruling_added', NULL, s.ruling_id, NULL, NULL, NULL, s.text, NULL, coalesce(cr.cards, [])

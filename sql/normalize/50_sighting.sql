@@ -2,10 +2,11 @@
 -- One sighting per (document, card, position, language), as reconcile's _unique keeps it: the
 -- least (text, date, source). A hash aggregate, not a sort.
 CREATE OR REPLACE TEMP TABLE n_sighting AS
-SELECT doc_id, 'scryfall-api' AS origin, oracle_id, position, m.t AS text_as_seen, m.d AS date_as_seen,
+SELECT doc_id, place, 'scryfall-api' AS origin, oracle_id, position, m.t AS text_as_seen, m.d AS date_as_seen,
        m.s AS source, 'en' AS lang
 FROM (
-    SELECT doc_id, oracle_id, position, min({'t': comment, 'd': published_at, 's': source}) AS m
+    SELECT doc_id, any_value(place) AS place, oracle_id, position,
+           min({'t': comment, 'd': published_at, 's': source}) AS m
     FROM ruling_object
     WHERE skip_reason IS NULL AND oracle_id IN (SELECT oracle_id FROM n_card)
     GROUP BY doc_id, oracle_id, position

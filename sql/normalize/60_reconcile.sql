@@ -41,7 +41,7 @@ GROUP BY ruling_id;
 
 CREATE OR REPLACE TEMP TABLE n_ruling_sighting AS
 SELECT
-    's' || left(sha256(s.doc_id || chr(31) || coalesce(s.oracle_id, '') || chr(31) || CAST(s.position AS VARCHAR)
+    's' || left(sha256(coalesce(s.place, s.doc_id) || chr(31) || coalesce(s.oracle_id, '') || chr(31) || CAST(s.position AS VARCHAR)
                        || chr(31) || s.lang), 15) AS sighting_id,
     v.ruling_id, s.doc_id, s.origin, s.oracle_id, s.position, s.lang, s.text_as_seen, s.date_as_seen,
     s.source AS source_as_seen,

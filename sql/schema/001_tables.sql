@@ -85,7 +85,7 @@ CREATE TABLE IF NOT EXISTS card_ruling (
 );
 
 CREATE TABLE IF NOT EXISTS ruling_sighting (
-    sighting_id   VARCHAR NOT NULL,   -- derived from (doc_id, oracle_id, position, lang)
+    sighting_id   VARCHAR NOT NULL,   -- derived from (place, oracle_id, position, lang); place = doc_id, or the bulk rulings file of a view
     ruling_id     VARCHAR NOT NULL,
     doc_id        VARCHAR NOT NULL,
     origin        VARCHAR NOT NULL,
