@@ -311,6 +311,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int = 
         if got.objects and got.refused / got.objects > MAX_SKIPPED_SHARE:
             raise SourceDataError(f"run {run_id}: {got.refused} of {got.objects} Scryfall records are unreadable "
                                   f"(more than {MAX_SKIPPED_SHARE:.0%}); nothing loaded. First: {got.examples[0]}")
+    duck.release_objects(con)
     if not duck.all_anchors(con):
         raise duck.SqlPathUnavailable("sightings without a date or a source need the Python reconciliation")
     duck.reconcile(con)

@@ -13,6 +13,7 @@ from pipeline.build import build_state, build_state_sql, document_rows, run_row
 from pipeline.load.warehouse import load_run, open_writer
 from pipeline.normalize import duck
 from pipeline.rawstore import RawStore, read_run
+from pipeline.resources import read_sql
 
 from conftest import ROOT
 from test_normalize_scryfall import REVERSIBLE
@@ -144,6 +145,7 @@ def test_synthetic_bulk_run_gives_identical_tables(tmp_path):
     "plain", "  two  spaces\tand tab ", "curly \u2019 \u201c \u201d quotes \u2014 dash \u2212 minus",
     "{1}{W/U} symbols {T}", "{ } {toolongsymbol1} {a b}", "space before , punct .", "\u00c6ther \u00df \ufb01",
     "nbsp\u00a0here", "prime \u2033 acute \u00b4", "\x1c\x1dcontrol\x0b", "fullwidth \uff0d \ufe58",
+    " it\u2019s  \u201cspaced\u201d\u2014twice ",
 ])
 def test_sql_text_functions_match_python(text):
     from pipeline.normalize.text import canonical_text, has_symbols, match_key, symbol_free_key, typographic_score
@@ -154,3 +156,10 @@ def test_sql_text_functions_match_python(text):
                       "cf_symbol_free_key(cf_match_key($t)), cf_typographic_score(cf_canonical($t))", {"t": text}).fetchone()
     assert row == (match_key(text), canonical_text(text), has_symbols(text), symbol_free_key(text),
                    typographic_score(canonical_text(text)))
+    # the features of n_variant (sql/normalize/50_sighting.sql spells the macros out)
+    sql = read_sql("normalize/50_sighting.sql")
+    con.execute("CREATE TEMP TABLE n_sighting AS SELECT 'wotc' AS source, '2024-02-02' AS date_as_seen, "
+                "CAST($t AS VARCHAR) AS text_as_seen", {"t": text})
+    con.execute(sql[sql.index("CREATE OR REPLACE TEMP TABLE n_variant"):])
+    assert con.execute("SELECT key, canon, has_symbols, score FROM n_variant").fetchall() == [
+        (match_key(text), canonical_text(text), has_symbols(text), typographic_score(canonical_text(text)))]

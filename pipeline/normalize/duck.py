@@ -194,6 +194,14 @@ def derive_records(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(path.read_text("utf-8"))
 
 
+def release_objects(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the staged objects once records and refusals are derived: TEMP tables live in DuckDB's
+    memory, and a load that keeps them spills the later steps to disk."""
+    con.execute("DROP VIEW IF EXISTS n_object")
+    for table in ("card_object", "ruling_object", "set_object", "list_page", "set_doc"):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+
+
 def all_anchors(con: duckdb.DuckDBPyConnection) -> bool:
     """True when the SQL reconcile applies: every sighting dated, sourced and in English."""
     return not con.execute("SELECT count(*) FROM n_sighting WHERE date_as_seen IS NULL OR source IS NULL "

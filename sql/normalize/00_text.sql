@@ -15,10 +15,13 @@ CREATE OR REPLACE TEMP MACRO cf_fold(t) AS
               '“', '"'), '”', '"'), '„', '"'), '‟', '"'), '«', '"'), '»', '"'),
               '‐', '-'), '‒', '-'), '–', '-'), '—', '-'), '―', '-'), '−', '-')
          ELSE t END;
+-- cf_unspaced(t): whether t has whitespace to squash (cf_squash); cf_spaces does both.
+CREATE OR REPLACE TEMP MACRO cf_unspaced(t) AS
+    regexp_matches(t, '[\t\n\x0B\f\r\x1C-\x1F]|  |^ | $');
+CREATE OR REPLACE TEMP MACRO cf_squash(t) AS
+    trim(regexp_replace(t, '[\t\n\x0B\f\r\x1C-\x1F ]+', ' ', 'g'));
 CREATE OR REPLACE TEMP MACRO cf_spaces(t) AS
-    CASE WHEN regexp_matches(t, '[\t\n\x0B\f\r\x1C-\x1F]|  |^ | $')
-         THEN trim(regexp_replace(t, '[\t\n\x0B\f\r\x1C-\x1F ]+', ' ', 'g'))
-         ELSE t END;
+    CASE WHEN cf_unspaced(t) THEN cf_squash(t) ELSE t END;
 CREATE OR REPLACE TEMP MACRO cf_symbols_plain(t) AS
     contains(t, '{') AND regexp_matches(t, '\{[^{}\t\n\x0B\f\r\x1C-\x1F ]{1,12}\}');
 CREATE OR REPLACE TEMP MACRO cf_match_key(t) AS

@@ -56,5 +56,11 @@ FROM n_ruling_sighting
 WHERE oracle_id IS NOT NULL
 GROUP BY oracle_id, ruling_id;
 
+-- The steps above are done with: their memory goes to the load.
+DROP TABLE n_variant_ruling;
+DROP TABLE n_group;
+DROP TABLE n_variant;
+DROP TABLE n_sighting;
+
 CREATE OR REPLACE TEMP TABLE n_ruling_translation AS
 SELECT * FROM ruling_translation LIMIT 0;

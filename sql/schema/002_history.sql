@@ -11,8 +11,8 @@ CREATE TABLE IF NOT EXISTS change_event (
     ruling_id     VARCHAR,            -- the ruling (ruling_*, translation_added); after a reword, the new id
     previous_ruling_id VARCHAR,       -- ruling_reworded: the id of the old wording
     field         VARCHAR,            -- card_changed: the column; translation_added: the language
-    before        VARCHAR,            -- the old value (text), NULL for additions
-    after         VARCHAR,            -- the new value (text), NULL for removals
+    before        VARCHAR USING COMPRESSION zstd,            -- the old value (text), NULL for additions
+    after         VARCHAR USING COMPRESSION zstd,            -- the new value (text), NULL for removals
     name          VARCHAR,            -- card_*: the card's name; translation_added: the origin
     cards         VARCHAR[]           -- ruling_*: the oracle ids of the cards the ruling applies to
 );
@@ -21,8 +21,8 @@ CREATE TABLE IF NOT EXISTS retired_ruling (
     ruling_id     VARCHAR NOT NULL,
     source        VARCHAR NOT NULL,
     published_at  DATE,
-    text          VARCHAR NOT NULL,
-    match_key     VARCHAR NOT NULL,
+    text          VARCHAR USING COMPRESSION zstd NOT NULL,
+    match_key     VARCHAR USING COMPRESSION zstd NOT NULL,
     oracle_ids    VARCHAR[],          -- the cards it applied to when it was last seen
     first_seen_run VARCHAR,
     last_seen_run VARCHAR,            -- the last run that still had it

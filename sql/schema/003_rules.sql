@@ -13,14 +13,14 @@ CREATE TABLE IF NOT EXISTS cr_rule (
     number        VARCHAR NOT NULL,   -- '7', '719', '719.3', '719.3a'
     parent        VARCHAR,            -- '719.3' for '719.3a'; NULL for a section
     title         VARCHAR,            -- 'Case Cards' for a titled rule, else NULL
-    text          VARCHAR NOT NULL,   -- as published, without the number
+    text          VARCHAR USING COMPRESSION zstd NOT NULL,   -- as published, without the number
     position      INTEGER NOT NULL    -- order in the document
 );
 
 CREATE TABLE IF NOT EXISTS cr_glossary (
     effective_date DATE NOT NULL,
     term          VARCHAR NOT NULL,
-    text          VARCHAR NOT NULL
+    text          VARCHAR USING COMPRESSION zstd NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS ruling_rule (
