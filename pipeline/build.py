@@ -286,11 +286,16 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int = 
         raise duck.SqlPathUnavailable(f"{size:,} bytes of documents: the Python path is enough")
     docs: list[duck.Doc] = []
     order: list[str] = []
+    ruling_docs: set[str] = set()  # each rulings document once: its (card, position) pairs are then unique
     for (query, origin), run in sorted(views.items(), key=lambda item: (item[1].run_id, item[0])):
         order.append(run.run_id)
         entries = read_manifest(run)
         terms = view_terms(run) if any(e.kind == "bulk-cards" for e in entries) else None
         for entry in entries:
+            if entry.kind in ("rulings", "bulk-rulings"):
+                if entry.doc_id in ruling_docs:
+                    continue
+                ruling_docs.add(entry.doc_id)
             if _usable(entry):
                 docs.append(duck.Doc(file_seq=len(docs), run_id=run.run_id, doc_id=entry.doc_id, kind=entry.kind,
                                      key=entry.key, path=body_path(run, entry), name=f"{run.run_id}/{entry.path}",

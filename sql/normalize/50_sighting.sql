@@ -1,16 +1,12 @@
 -- Ruling sightings (ruling_sightings of pipeline/normalize/scryfall.py) of the cards kept.
--- One sighting per (document, card, position, language), as reconcile's _unique keeps it: the
--- least (text, date, source). A hash aggregate, not a sort.
+-- One sighting per (document, card, position, language), as reconcile's _unique keeps them, by
+-- construction: build.py stages each rulings document once, and a document numbers its rulings
+-- (a list in its order, a bulk file per card).
 CREATE OR REPLACE TEMP TABLE n_sighting AS
-SELECT doc_id, place, 'scryfall-api' AS origin, oracle_id, position, m.t AS text_as_seen, m.d AS date_as_seen,
-       m.s AS source, 'en' AS lang
-FROM (
-    SELECT doc_id, any_value(place) AS place, oracle_id, position,
-           min({'t': comment, 'd': published_at, 's': source}) AS m
-    FROM ruling_object
-    WHERE skip_reason IS NULL AND oracle_id IN (SELECT oracle_id FROM n_card)
-    GROUP BY doc_id, oracle_id, position
-);
+SELECT doc_id, place, 'scryfall-api' AS origin, oracle_id, position, comment AS text_as_seen,
+       published_at AS date_as_seen, source, 'en' AS lang
+FROM ruling_object
+WHERE skip_reason IS NULL AND oracle_id IN (SELECT oracle_id FROM n_card);
 
 -- Each distinct (source, date, text) once, with the text features reconcile needs: a ruling shared
 -- by many cards is worked on once, not once per card.
