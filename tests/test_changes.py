@@ -1,0 +1,28 @@
+"""pipeline/changes.py: which removed + added rulings are one ruling re-worded (pure)."""
+
+from pipeline.changes import REWORD_MIN_RATIO, choose_rewordings, similarity
+
+OLD = "Creating the copy won’t cause the Case to be solved."
+NEW = "Creating the copy doesn’t cause the Case to be solved."
+OTHER = "If the Case leaves the battlefield, its ability still resolves."
+
+
+def test_a_correction_of_a_few_words_is_a_rewording_and_an_unrelated_ruling_is_not():
+    assert similarity(OLD, NEW) >= REWORD_MIN_RATIO > similarity(OLD, OTHER)
+    assert choose_rewordings([("r-old", "r-new", OLD, NEW)]) == [("r-old", "r-new")]
+    assert choose_rewordings([("r-old", "r-other", OLD, OTHER)]) == []
+
+
+def test_each_ruling_is_paired_once_the_most_alike_first():
+    spelled_out = OLD.replace("won’t", "will not")
+    assert similarity(OLD, NEW) > similarity(OLD, spelled_out) > similarity(NEW, spelled_out) >= REWORD_MIN_RATIO
+    # r-old goes with its closest wording; r-new is taken, so r-old2 gets the one left
+    pairs = choose_rewordings([("r-old", "r-spelled", OLD, spelled_out), ("r-old", "r-new", OLD, NEW),
+                               ("r-old2", "r-new", NEW, NEW), ("r-old2", "r-spelled", NEW, spelled_out)])
+    assert pairs == [("r-old2", "r-new"), ("r-old", "r-spelled")]  # identical texts (ratio 1) first
+
+
+def test_the_choice_does_not_depend_on_the_order_of_the_candidates():
+    candidates = [("a", "x", OLD, NEW), ("a", "y", OLD, NEW), ("b", "x", OLD, NEW), ("b", "y", OLD, NEW)]
+    assert choose_rewordings(candidates) == choose_rewordings(list(reversed(candidates))) == [("a", "x"), ("b", "y")]
+    assert choose_rewordings([]) == []
