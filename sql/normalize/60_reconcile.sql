@@ -3,7 +3,10 @@
 -- match_key) are one ruling; a group whose texts lost their {…} symbols joins the one group
 -- with symbols that has the same key once symbols are removed (flag symbols_lost).
 -- Worked on the distinct variants (n_variant), then spread to the sightings.
-CREATE OR REPLACE TEMP TABLE n_group AS
+
+-- The ruling of each variant: its group (source, date, key), folded into the one group with
+-- symbols that has the same key once symbols are removed, if the group has none.
+CREATE OR REPLACE TEMP TABLE n_variant_ruling AS
 WITH grouped AS (
     SELECT source, date_as_seen AS published_at, key, bool_or(has_symbols) AS has_symbols
     FROM n_variant
@@ -20,12 +23,10 @@ WITH grouped AS (
     FROM keyed AS k
     LEFT JOIN symbolic AS s
         ON s.source = k.source AND s.published_at IS NOT DISTINCT FROM k.published_at AND s.bare = k.bare
+), n_group AS (
+    SELECT *, 'r' || left(sha256(source || chr(31) || coalesce(published_at, '') || chr(31) || ruling_key), 15) AS ruling_id
+    FROM targeted
 )
-SELECT *, 'r' || left(sha256(source || chr(31) || coalesce(published_at, '') || chr(31) || ruling_key), 15) AS ruling_id
-FROM targeted;
-
--- The ruling of each variant.
-CREATE OR REPLACE TEMP TABLE n_variant_ruling AS
 SELECT v.source, v.date_as_seen, v.text_as_seen, v.canon, v.score, g.ruling_id, g.ruling_key, g.symbols_lost
 FROM n_variant AS v
 JOIN n_group AS g
@@ -58,7 +59,6 @@ GROUP BY oracle_id, ruling_id;
 
 -- The steps above are done with: their memory goes to the load.
 DROP TABLE n_variant_ruling;
-DROP TABLE n_group;
 DROP TABLE n_variant;
 DROP TABLE n_sighting;
 
