@@ -13,13 +13,14 @@ import logging
 import time
 import zlib
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import timezone
 from typing import Callable, Iterable
 from urllib.parse import urljoin, urlsplit
 
 import requests
 import urllib3
 
+from .clock import utc_now_iso
 from .config import Settings, redact_url
 from .errors import CasefileError, RateLimited, SourceDataError, SourceUnavailable, TryAgainLater
 
@@ -67,10 +68,6 @@ class BodyProblem(Exception):
     def __init__(self, reason: str, transient: bool = False):
         super().__init__(reason)
         self.transient = transient
-
-
-def utc_now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:

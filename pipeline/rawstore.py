@@ -24,11 +24,14 @@ import shutil
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
+from .clock import utc_now_iso
 from .errors import ConfigError, SourceDataError
 from .failpoints import failpoint
-from .http import Response, utc_now_iso
+
+if TYPE_CHECKING:
+    from .http import Response
 
 RUN_ID_RE = re.compile(r"^\d{8}T\d{6}\.\d{6}Z$")
 SUCCESS = "_SUCCESS"

@@ -20,18 +20,16 @@ from . import __version__, cooldown
 from .build import build_state, build_state_sql, document_rows, run_row
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
 from .errors import Aborted, CasefileError, SourceDataError, UsageError
-from .extract import bulk as bulk_plans
-from .extract.bulk import BulkExtractor
-from .extract.pages import PageExtractor
-from .extract.replay import ReplayTransport
-from .extract.scryfall import ScryfallExtractor
-from .http import HttpClient, utc_now_iso
+from .clock import utc_now_iso
 from .normalize import query as query_filter
 from .normalize.duck import SqlPathUnavailable
 from .load.warehouse import load_run, open_writer, replace_file
 from .lock import SyncLock
 from .rawstore import RawStore, RunInfo, mark_rejected, read_run
 from .resources import sample_dir
+
+# The extractors and the HTTP client (requests) are imported by the functions that fetch: a
+# rebuild, or the load of a recorded run, needs neither.
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +147,9 @@ class _Plan:
 
 def _plan(settings: Settings, query, offline, sources, include_multilingual, bulk) -> _Plan:
     """What this sync will ask, and through which transport (live HTTP, or a recorded run)."""
+    from .extract.replay import ReplayTransport
+    from .http import HttpClient
+
     if offline is not None:
         source_run = resolve_offline_source(offline)
         recorded = source_run.meta
@@ -177,6 +178,11 @@ def _plan(settings: Settings, query, offline, sources, include_multilingual, bul
 
 def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
     """Extract into a new raw run; mark it complete, or failed/aborted with the reason."""
+    from .extract.bulk import BulkExtractor
+    from .extract.pages import PageExtractor
+    from .extract.scryfall import ScryfallExtractor
+    from .http import HttpClient
+
     settings = plan.settings
     meta = {"mode": plan.mode, "query": plan.query, "include_multilingual": plan.include_multilingual,
             "sources": plan.sources, "api_url": settings.api_url, "casefile_version": __version__,
@@ -235,6 +241,9 @@ def _sync(settings: Settings, *, query, offline, sources, include_multilingual, 
 
 def _choose_plan(settings, api, transport, writer, store, query, include_multilingual, bulk, progress):
     """Which plan a live sync takes (see ``plan``); returns (plan, first search page, bulk index)."""
+    from .extract import bulk as bulk_plans
+    from .extract.bulk import BulkExtractor
+
     if bulk == "always":
         return "bulk", None, None
     if bulk == "never":
@@ -258,6 +267,8 @@ def _choose_plan(settings, api, transport, writer, store, query, include_multili
 
 
 def _traffic(transport) -> dict:
+    from .http import HttpClient
+
     if isinstance(transport, HttpClient):
         return {"requests": transport.traffic.requests, "bytes": transport.traffic.bytes,
                 "retries": transport.traffic.retries}
@@ -335,6 +346,7 @@ def load_pending(settings: Settings, store: RawStore, fetched: str | None = None
 def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> LoadResult:
     """A run that fetches one Comprehensive Rules file and loads it (rules, glossary, links)."""
     from .extract.rules import fetch_rules, is_url
+    from .http import HttpClient
     from .normalize.rules import parse_cr
 
     store = RawStore(settings.raw_dir)

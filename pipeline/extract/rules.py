@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..clock import utc_now_iso
 from ..errors import SourceDataError, SourceUnavailable, UsageError
-from ..http import Response, utc_now_iso
+from ..http import Response
 from ..rawstore import RunWriter
 
 ORIGIN = "comprehensive-rules"
