@@ -6,15 +6,21 @@
 -- Whitespace is Python's: str.isspace() in the ASCII range is \t \n \x0b \x0c \r \x1c-\x1f and space.
 -- Each costly step is guarded by a cheap test of whether it changes anything: replace() and a
 -- regexp search are several times faster than translate() and a global regexp_replace.
-CREATE OR REPLACE TEMP MACRO cf_plain(t) AS
-    NOT regexp_matches(t, '[^\x00-\x7F‘’‚‛′“”„‟«»‐‒–—―−]');
+-- A text is ASCII when its byte length is its length (strlen counts bytes, length characters):
+-- cheaper than any regular expression. cf_fold changes only the quotes and dashes it lists, all
+-- non-ASCII, so it has nothing to do on an ASCII text, and a text is plain when its folded copy
+-- is ASCII.
+CREATE OR REPLACE TEMP MACRO cf_ascii(t) AS
+    strlen(t) = length(t);
 CREATE OR REPLACE TEMP MACRO cf_fold(t) AS
-    CASE WHEN regexp_matches(t, '[‘’‚‛′“”„‟«»‐‒–—―−]')
+    CASE WHEN NOT cf_ascii(t)
          THEN replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(
               replace(replace(replace(replace(replace(t, '‘', ''''), '’', ''''), '‚', ''''), '‛', ''''), '′', ''''),
               '“', '"'), '”', '"'), '„', '"'), '‟', '"'), '«', '"'), '»', '"'),
               '‐', '-'), '‒', '-'), '–', '-'), '—', '-'), '―', '-'), '−', '-')
          ELSE t END;
+CREATE OR REPLACE TEMP MACRO cf_plain(t) AS
+    cf_ascii(cf_fold(t));
 -- cf_unspaced(t): whether t has whitespace to squash (cf_squash); cf_spaces does both.
 CREATE OR REPLACE TEMP MACRO cf_unspaced(t) AS
     regexp_matches(t, '[\t\n\x0B\f\r\x1C-\x1F]|  |^ | $');
