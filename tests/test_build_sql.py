@@ -116,13 +116,18 @@ def test_edge_cases_give_identical_tables(tmp_path):
     store = RawStore(tmp_path / "raw")
     # more objects than refusals allow would reject the run: pad with the sample's good cards
     sample = json.loads((ROOT / "data/raw/sample/docs/scryfall-api/00001-search.json").read_text("utf-8"))["data"]
-    first = _edge_run(store, "20260101T000000.000000Z", EDGE_CARDS + sample,
+    repeated = {**sample[0], "collector_number": "999"}  # the same Scryfall id again, later on the page: it wins
+    first = _edge_run(store, "20260101T000000.000000Z", EDGE_CARDS + sample + [repeated],
                       {"00000000-0000-4000-8000-0000000000bb": EDGE_RULINGS,
                        "00000000-0000-4000-8000-0000000000cc": EDGE_RULINGS[:3]})
     second = _edge_run(store, "20260102T000000.000000Z", EDGE_CARDS[:3] + sample,
                        {"00000000-0000-4000-8000-0000000000bb": EDGE_RULINGS[2:]})
     py, sql = both(tmp_path, store, [first, second])
     assert py == sql
+    py_first, sql_first = both(tmp_path / "first", store, [first])
+    assert py_first == sql_first
+    [row] = [row for row in sql_first["printing"] if repeated["id"] in row]  # rows are reprs of tuples
+    assert "'999'" in row
     assert any("Front // Back" in row for row in sql["card"])
 
 
