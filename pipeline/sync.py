@@ -18,9 +18,10 @@ from pathlib import Path
 
 from . import __version__, cooldown
 from .build import build_state, build_state_sql, document_rows, run_row
+from .clock import utc_now_iso
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
 from .errors import Aborted, CasefileError, SourceDataError, UsageError
-from .clock import utc_now_iso
+from .failpoints import failpoint
 from .normalize import query as query_filter
 from .normalize.duck import SqlPathUnavailable
 from .load.warehouse import load_run, open_writer, replace_file
@@ -294,17 +295,18 @@ def _build(con, store: RawStore, upto: list[RunInfo]):
 
 
 def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, mark_aborted: bool = False) -> LoadResult:
-    """Build and load one run. ``mark_aborted``: a signal during the load marks this run aborted
+    """Build and load one run. ``mark_aborted``: a signal during the build or the load marks this run aborted
     (only the run a sync fetched itself; a rebuild or an older pending run is never marked)."""
     upto = [r for r in runs if r.run_id <= run.run_id]
     try:
-        state = _build(con, store, upto)
-    except SourceDataError as exc:
-        mark_rejected(run, str(exc))
-        raise
-    try:
+        try:
+            failpoint("during_build")
+            state = _build(con, store, upto)
+        except SourceDataError as exc:
+            mark_rejected(run, str(exc))
+            raise
         counts = load_run(con, run_row(run, utc_now_iso()), state.tables, document_rows(run))
-    except BaseException as exc:
+    except BaseException as exc:  # a signal during the build or the load
         if not _was_signalled(exc):
             raise
         if run.run_id in _loaded_run_ids(con):  # the signal came after the commit: the run is in
