@@ -11,14 +11,17 @@ import logging
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 
-from ..build import Rows
 from ..changes import choose_rewordings
 from ..errors import LockBusy, SourceDataError
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
+
+if TYPE_CHECKING:
+    from ..build import Rows
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +102,9 @@ def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: Rows) -> None:
     if isinstance(frame, list):
         if frame:
             names = list(frame[0])
-            con.executemany(f"INSERT INTO {stage} ({', '.join(f'{chr(34)}{n}{chr(34)}' for n in names)}) "
-                            f"VALUES ({', '.join('?' * len(names))})", [[row[n] for n in names] for row in frame])
+            columns = ", ".join(f'"{n}"' for n in names)
+            con.executemany(f"INSERT INTO {stage} ({columns}) VALUES ({', '.join('?' * len(names))})",
+                            [[row[n] for n in names] for row in frame])
         return
     if len(frame):
         con.register("incoming", frame)
