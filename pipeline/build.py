@@ -292,15 +292,14 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int = 
         entries = read_manifest(run)
         terms = view_terms(run) if any(e.kind == "bulk-cards" for e in entries) else None
         for entry in entries:
+            if not _usable(entry) or (entry.kind in ("rulings", "bulk-rulings") and entry.doc_id in ruling_docs):
+                continue
             if entry.kind in ("rulings", "bulk-rulings"):
-                if entry.doc_id in ruling_docs:
-                    continue
                 ruling_docs.add(entry.doc_id)
-            if _usable(entry):
-                docs.append(duck.Doc(file_seq=len(docs), run_id=run.run_id, doc_id=entry.doc_id, kind=entry.kind,
-                                     key=entry.key, path=body_path(run, entry), name=f"{run.run_id}/{entry.path}",
-                                     terms=terms if entry.kind == "bulk-cards" else None,
-                                     place=bulk_rulings_place(run) if entry.kind == "bulk-rulings" else None))
+            docs.append(duck.Doc(file_seq=len(docs), run_id=run.run_id, doc_id=entry.doc_id, kind=entry.kind,
+                                 key=entry.key, path=body_path(run, entry), name=f"{run.run_id}/{entry.path}",
+                                 terms=terms if entry.kind == "bulk-cards" else None,
+                                 place=bulk_rulings_place(run) if entry.kind == "bulk-rulings" else None))
     duck.register_functions(con)
     duck.stage_documents(con, docs)
     duck.derive_records(con)
