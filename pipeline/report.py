@@ -46,6 +46,19 @@ class Scope:
     note: str = ""
 
 
+# Rows of a detail table an HTML page shows at most: a page of 70,000 rulings is no page to read.
+DETAIL_ROWS = 1000
+# Bars of a chart at most (the first ones, in the order the chart gives): the table keeps every row.
+CHART_BARS = 60
+
+
+def _chart(title: str, series: list[tuple[str, str]], bars: list, unit: str, what: str) -> html_report.BarChart:
+    """A bar chart of at most CHART_BARS bars; a longer one says what it shows of how many."""
+    if len(bars) > CHART_BARS:
+        title += f" (the first {CHART_BARS} {what} of {len(bars):,})"
+    return html_report.BarChart(title, series, bars[:CHART_BARS], unit=unit)
+
+
 @dataclass
 class Detail:
     """A table shown on the HTML page only, under the report's own table and charts."""
@@ -118,12 +131,10 @@ def sets_report(con) -> Report:
     columns, rows = _fetch(con, "sets")
     frame = [dict(zip(columns, row)) for row in rows]
     charts = [
-        html_report.BarChart("Cards by color per set", [(c, html_report.COLOR_FILLS[c]) for c in COLOR_COLUMNS
-                                                         + ("multicolored",)],
-                             [(r["set"], [r[c] for c in COLOR_COLUMNS + ("multicolored",)]) for r in frame],
-                             unit=" cards"),
-        html_report.BarChart("Cards by rarity per set", [(c, html_report.RARITY_FILLS[c]) for c in RARITY_COLUMNS],
-                             [(r["set"], [r[c] for c in RARITY_COLUMNS]) for r in frame], unit=" cards"),
+        _chart("Cards by color per set", [(c, html_report.COLOR_FILLS[c]) for c in COLOR_COLUMNS + ("multicolored",)],
+               [(r["set"], [r[c] for c in COLOR_COLUMNS + ("multicolored",)]) for r in frame], " cards", "sets"),
+        _chart("Cards by rarity per set", [(c, html_report.RARITY_FILLS[c]) for c in RARITY_COLUMNS],
+               [(r["set"], [r[c] for c in RARITY_COLUMNS]) for r in frame], " cards", "sets"),
     ]
     return Report("sets", TITLES["sets"], columns, rows, charts)
 
@@ -145,16 +156,25 @@ def colors_report(con, scope: Scope) -> Report:
     return Report("colors", TITLES["colors"], ["statistics", "cards", *shown], [box], [chart])
 
 
-def rulings_report(con) -> Report:
+def rulings_report(con, page: bool = True) -> Report:
+    """``page``: also the chart and the detail table of the HTML page (two more queries, one of them
+    every ruling seen on one origin with its text: the bulk of the time on a large warehouse)."""
     columns, rows = _fetch(con, "rulings")
+    if not page:
+        return Report("rulings", TITLES["rulings"], columns, rows)
     _, per_card = _fetch(con, "rulings_per_card")
-    chart = html_report.BarChart("Rulings per card", [("rulings", html_report.SINGLE_FILL)],
-                                 [(name, [n]) for name, n in per_card], unit=" rulings")
-    one_origin = Detail("Rulings seen on one origin only", *_fetch(con, "rulings_one_origin"))
+    chart = _chart("Rulings per card", [("rulings", html_report.SINGLE_FILL)],
+                   [(name, [n]) for name, n in per_card], " rulings", "cards, most rulings first,")
+    columns_one, one = _fetch(con, "rulings_one_origin")
+    title = "Rulings seen on one origin only"
+    if len(one) > DETAIL_ROWS:
+        title += f" (the first {DETAIL_ROWS:,} of {len(one):,}; all of them: casefile sql)"
+    one_origin = Detail(title, columns_one, one[:DETAIL_ROWS])
     return Report("rulings", TITLES["rulings"], columns, rows, [chart], [one_origin])
 
 
-def build_reports(con, names: Sequence[str], scope: Scope) -> list[Report]:
+def build_reports(con, names: Sequence[str], scope: Scope, page: bool = True) -> list[Report]:
+    """``page``: with what only the HTML page shows (charts, detail tables)."""
     built = []
     for name in names:
         if name == "sets":
@@ -162,7 +182,7 @@ def build_reports(con, names: Sequence[str], scope: Scope) -> list[Report]:
         elif name == "colors":
             built.append(colors_report(con, scope))
         elif name == "rulings":
-            built.append(rulings_report(con))
+            built.append(rulings_report(con, page))
         else:
             raise UsageError(f"unknown report {name!r}; choose one of {', '.join(REPORT_NAMES)}")
     return built
@@ -178,7 +198,7 @@ def run_report(warehouse: Path, name: str, fmt: str, query: str | None = None, w
     con = open_reader(warehouse, wait_s)
     try:
         scope = resolve_scope(con, query)
-        reports = build_reports(con, names, scope)
+        reports = build_reports(con, names, scope, page=fmt == "html")
     finally:
         con.close()
     if scope.note:

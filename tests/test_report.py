@@ -359,3 +359,24 @@ def test_rulings_report_on_the_whole_sample(sample_warehouse, capsys):
                    "rulings seen on one origin only,mtgwiki,5\n"
                    "rulings seen on several origins,3 origins,31\n"
                    "rulings seen on several origins,4 origins,9\n")
+
+
+def test_a_large_warehouse_gets_a_readable_page(synced, tmp_path, capsys, monkeypatch):
+    """Charts and detail tables stop at a readable size (the reports' own tables keep every row);
+    the headings say what is shown of how much. Limits lowered here so that the sample exceeds them."""
+    from pipeline import report as report_module
+
+    monkeypatch.setattr(report_module, "CHART_BARS", 3)
+    monkeypatch.setattr(report_module, "DETAIL_ROWS", 10)
+    target = tmp_path / "report.html"
+    assert report(synced, capsys, "all", "--format", "html", "--out", str(target))[0] == 0
+    doc = check_page(target.read_text("utf-8"))
+    per_card = next(svg for svg in doc.iter("svg") if svg.find("title").text.startswith("Rulings per card"))
+    assert per_card.find("title").text == "Rulings per card (the first 3 cards, most rulings first, of 15)"
+    assert len(per_card.findall(".//rect/title")) == 3  # one bar per card, one series
+    headings = [h.text_content() for h in doc.iter("h3")]
+    assert "Cards by color per set (the first 3 sets of 4)" in headings
+    assert headings[-1] == "Rulings seen on one origin only (the first 10 of 40; all of them: casefile sql)"
+    assert len(doc.findall(".//table")[-1].findall(".//tbody/tr")) == 10
+    sets_table = doc.findall(".//table")[0]
+    assert len(sets_table.findall(".//tbody/tr")) == 4  # the report's own table keeps every set
