@@ -7,14 +7,15 @@ a JSON array of card objects, a JSON array of ruling objects, or gzipped JSON li
 import gzip
 import json
 
-import duckdb
 import pytest
 
 from pipeline.errors import SourceDataError, TryAgainLater
 from pipeline.http import HttpClient
 from pipeline.rawstore import RawStore
+
 from support.fake_scryfall import FakeScryfall
 from support.sample_data import sample_api_data
+from support.warehouse_state import query as rows
 
 ETAG = '"v1"'
 LAST_MODIFIED = "Mon, 01 Jan 2024 09:00:00 GMT"
@@ -50,14 +51,6 @@ def bulk_server():
                       content_type="application/json")
         fake.files = files
         yield fake
-
-
-def rows(db, sql):
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_bulk_sync_makes_four_requests_and_loads_every_card(bulk_server, cli, data_dir):

@@ -15,6 +15,7 @@ from conftest import FIXTURES, subprocess_env
 from support.fake_scryfall import FakeScryfall
 from support.runs import EditableRun
 from support.sample_data import sample_api_data
+from support.warehouse_state import query as sql
 
 TABLES = ["card_set", "card", "printing", "ruling", "card_ruling", "ruling_sighting", "ruling_translation",
           "raw_document", "change_event", "retired_ruling"]
@@ -29,14 +30,6 @@ def state(data, tables=TABLES):
     con = duckdb.connect(str(db_of(data)), read_only=True)
     try:
         return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in tables}
-    finally:
-        con.close()
-
-
-def sql(data, statement, params=None):
-    con = duckdb.connect(str(db_of(data)), read_only=True)
-    try:
-        return con.execute(statement, params).fetchall() if params else con.execute(statement).fetchall()
     finally:
         con.close()
 

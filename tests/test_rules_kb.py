@@ -2,12 +2,12 @@
 
 import json
 
-import duckdb
 import pytest
 
 from pipeline.cli import main
 
 from conftest import FIXTURES
+from support.warehouse_state import query as rows
 
 EXCERPT = FIXTURES / "rules" / "cr_case_excerpt.txt"
 CR = json.loads((FIXTURES / "reference" / "comprehensive_rules_719.json").read_text("utf-8"))
@@ -32,14 +32,6 @@ def kb(tmp_path_factory):
     assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
     assert main(["--data-dir", str(data), "rules", "ingest", str(EXCERPT)]) == 0
     return data
-
-
-def rows(data, sql, params=None):
-    con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"), read_only=True)
-    try:
-        return con.execute(sql, params).fetchall() if params else con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def _straight(text):

@@ -4,11 +4,10 @@ import json
 import re
 import shutil
 
-import duckdb
-
 from pipeline.cli import main
 
 from conftest import ROOT
+from support.warehouse_state import query as rows
 
 VISAGE = "Case of the Shifting Visage"
 WIKI_OWN = [
@@ -18,14 +17,6 @@ WIKI_OWN = [
     "A Case remains solved even if another player gains control of it.",
     "An unsolved Case will check if it has been solved on each turn it is in play,",
 ]
-
-
-def rows(data, sql, params=None):
-    con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"), read_only=True)
-    try:
-        return con.execute(sql, params).fetchall() if params else con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_shifting_visage_has_16_rulings_each_seen_once_per_origin(sample_warehouse):

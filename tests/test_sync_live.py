@@ -1,10 +1,10 @@
 """Live mode over real sockets: the casefile CLI in a subprocess against a loopback Scryfall."""
 
-import duckdb
 import pytest
 
 from support.fake_scryfall import FakeScryfall
 from support.sample_data import sample_api_data
+from support.warehouse_state import query as rows
 
 ENGLISH_PRINTINGS = 19  # 15 cards + 4 alternative English printings in the sample
 PAGE_SIZE = 5
@@ -15,14 +15,6 @@ def server():
     cards, rulings, sets = sample_api_data()
     with FakeScryfall(cards, rulings, sets, page_size=PAGE_SIZE) as fake:
         yield fake
-
-
-def rows(db, sql):
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_live_sync_follows_every_page_and_asks_once_per_oracle_card_and_set(server, cli, data_dir):

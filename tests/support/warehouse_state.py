@@ -32,6 +32,16 @@ def connect(data_dir: Path) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(str(warehouse_of(data_dir)), read_only=True)
 
 
+def query(target: Path, sql: str, params=None) -> list[tuple]:
+    """Rows of one query on a read-only connection. ``target``: a data folder or the warehouse file."""
+    target = Path(target)
+    con = duckdb.connect(str(warehouse_of(target) if target.is_dir() else target), read_only=True)
+    try:
+        return con.execute(sql, params).fetchall() if params else con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
 def fingerprints(data_dir: Path, renames: dict[str, str] | None = None,
                  tables: tuple[str, ...] = ALL_TABLES) -> dict[str, tuple[int, str]]:
     """(rows, md5) per table, with every run id in ``renames`` replaced by its placeholder."""
