@@ -44,6 +44,17 @@ def format_option(default: str = "table", choices=FORMATS):
                         help="Output format of the rows.")
 
 
+def _read(ctx: Context, read, *args):
+    """``read(con, *args)`` on a read-only connection to the warehouse, closed after."""
+    from .reader import open_reader
+
+    con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
+    try:
+        return read(con, *args)
+    finally:
+        con.close()
+
+
 def write_output(path: Path, text: str) -> None:
     """Write a command's output to ``--out``: a temp file beside it, renamed into place."""
     import os
@@ -196,13 +207,9 @@ def sql(ctx: Context, statement: str, fmt: str) -> None:
       casefile sql "SELECT name, mana_cost FROM card ORDER BY name"
       casefile sql "SELECT count(*) FROM ruling" --format json
     """
-    from .reader import open_reader, query
+    from .reader import query
 
-    con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
-    try:
-        columns, rows = query(con, statement)
-    finally:
-        con.close()
+    columns, rows = _read(ctx, query, statement)
     click.echo(render(columns, rows, fmt), nl=False)
 
 
@@ -221,13 +228,8 @@ def card(ctx: Context, name: str, fmt: str) -> None:
       casefile card "shifting visage" --format json
     """
     from .lookup import show_card
-    from .reader import open_reader
 
-    con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
-    try:
-        click.echo(show_card(con, name, fmt), nl=False)
-    finally:
-        con.close()
+    click.echo(_read(ctx, show_card, name, fmt), nl=False)
 
 
 @main_group.command()
@@ -245,13 +247,8 @@ def search(ctx: Context, text: str, limit: int, fmt: str) -> None:
       casefile search "resolue" --format json
     """
     from .lookup import search as run_search
-    from .reader import open_reader
 
-    con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
-    try:
-        columns, rows = run_search(con, text, limit)
-    finally:
-        con.close()
+    columns, rows = _read(ctx, run_search, text, limit)
     click.echo(render(columns, rows, fmt), nl=False)
 
 
@@ -271,13 +268,8 @@ def changes(ctx: Context, since: str | None, fmt: str) -> None:
       casefile changes --since 2026-11-01 --format json
     """
     from .history import changes as read_changes
-    from .reader import open_reader
 
-    con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
-    try:
-        runs, columns, rows = read_changes(con, since)
-    finally:
-        con.close()
+    runs, columns, rows = _read(ctx, read_changes, since)
     if not rows and fmt == "table":
         click.echo(f"no changes in {len(runs)} run(s)" if runs else "no runs")
         return
@@ -321,14 +313,9 @@ def rule(ctx: Context, number: str, edition: str | None) -> None:
     Example:
       casefile rule 719.3a
     """
-    from .reader import open_reader
     from .rules_view import show_rule
 
-    con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
-    try:
-        click.echo(show_rule(con, number, edition), nl=False)
-    finally:
-        con.close()
+    click.echo(_read(ctx, show_rule, number, edition), nl=False)
 
 
 @main_group.group()
@@ -376,14 +363,9 @@ def rules_diff(ctx: Context, old: str, new: str, fmt: str) -> None:
     Example:
       casefile rules diff 2024-06-07 2024-09-20
     """
-    from .reader import open_reader
     from .rules_view import diff_editions
 
-    con = open_reader(ctx.settings.warehouse_path, ctx.settings.reader_wait_s)
-    try:
-        columns, rows = diff_editions(con, old, new)
-    finally:
-        con.close()
+    columns, rows = _read(ctx, diff_editions, old, new)
     click.echo(render(columns, rows, fmt), nl=False)
 
 
