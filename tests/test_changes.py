@@ -1,6 +1,11 @@
 """pipeline/changes.py: which removed + added rulings are one ruling re-worded (pure)."""
 
+import itertools
+import json
+
 from pipeline.changes import REWORD_MIN_RATIO, choose_rewordings, similarity
+
+from conftest import ROOT
 
 OLD = "Creating the copy won’t cause the Case to be solved."
 NEW = "Creating the copy doesn’t cause the Case to be solved."
@@ -26,3 +31,12 @@ def test_the_choice_does_not_depend_on_the_order_of_the_candidates():
     candidates = [("a", "x", OLD, NEW), ("a", "y", OLD, NEW), ("b", "x", OLD, NEW), ("b", "y", OLD, NEW)]
     assert choose_rewordings(candidates) == choose_rewordings(list(reversed(candidates))) == [("a", "x"), ("b", "y")]
     assert choose_rewordings([]) == []
+
+
+def test_no_two_rulings_of_one_card_in_the_sample_pass_for_a_rewording():
+    lists = sorted((ROOT / "data" / "raw" / "sample" / "docs" / "scryfall-api").glob("*rulings*"))
+    pairs = [(a["comment"], b["comment"]) for path in lists
+             for a, b in itertools.combinations(json.loads(path.read_text("utf-8"))["data"], 2)]
+    assert len(lists) == 15 and len(pairs) > 800
+    highest = max(similarity(a, b) for a, b in pairs)
+    assert 0.5 < highest < REWORD_MIN_RATIO
