@@ -12,10 +12,11 @@ import hashlib
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from .errors import ParseError, SourceDataError
-from .normalize import duck
+from .normalize import delta, duck
 from .normalize import query as query_filter
 from .normalize import scryfall as api
 from .normalize.rules import RulesDocument, parse_cr
@@ -69,6 +70,12 @@ class State:
     unmatched_translations: int = 0
     skipped_count: int = 0
     engine: str = "python"
+    # A delta build (normalize/delta.py): the tables it answers for by scope (scope_<table> TEMP
+    # tables hold the keys); the others are staged whole.
+    scope: tuple[str, ...] = ()
+    # What the load does to the line index: "replace" (n_card_line, n_ruling_line, n_bulk_file),
+    # "patch" (a delta build's changes), None (clear it: the build did not come from one bulk view).
+    line_index: str | None = None
 
 
 @dataclass
@@ -269,11 +276,15 @@ def build_state(store: RawStore, runs: list[RunInfo]) -> State:
 SQL_PATH_MIN_BYTES = 16 * 1024 * 1024
 
 
-def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int = SQL_PATH_MIN_BYTES) -> State:
+def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | None = None,
+                    cache_dir: Path | None = None, use_delta: bool = True) -> State:
     """The same tables through DuckDB (``normalize/duck.py``): TEMP tables n_<table> on ``con``.
 
-    Raises SqlPathUnavailable when a document needs the Python path (``build_state``), and when
-    a page source is among the views (its sightings need the general reconciliation).
+    A single bulk view whose previous files the warehouse's line index describes is built as a
+    delta (``normalize/delta.py``, unless ``use_delta`` is false); ``cache_dir`` keeps the line
+    index of each bulk file read. Raises SqlPathUnavailable when a document needs the Python path
+    (``build_state``), and when a page source is among the views (its sightings need the general
+    reconciliation).
     """
     views = current_runs(runs)
     if any(origin != api.ORIGIN for _, origin in views):
@@ -282,7 +293,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int = 
     if len(queries) > 1:
         raise duck.SqlPathUnavailable("cards of several queries need the Python path to tell them apart")
     size = sum(e.bytes or 0 for run in views.values() for e in read_manifest(run) if _usable(e))
-    if size < min_bytes:
+    if size < (SQL_PATH_MIN_BYTES if min_bytes is None else min_bytes):
         raise duck.SqlPathUnavailable(f"{size:,} bytes of documents: the Python path is enough")
     docs: list[duck.Doc] = []
     order: list[str] = []
@@ -299,10 +310,53 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int = 
             docs.append(duck.Doc(file_seq=len(docs), run_id=run.run_id, doc_id=entry.doc_id, kind=entry.kind,
                                  key=entry.key, path=body_path(run, entry), name=f"{run.run_id}/{entry.path}",
                                  terms=terms if entry.kind == "bulk-cards" else None,
-                                 place=bulk_rulings_place(run) if entry.kind == "bulk-rulings" else None))
+                                 place=bulk_rulings_place(run) if entry.kind == "bulk-rulings" else None,
+                                 sha256=entry.sha256))
+    [query] = queries or {""}
+    got = _Collected()
+    _collect_rules(store, runs, got)
     duck.register_functions(con)
-    duck.stage_documents(con, docs)
-    duck.derive_records(con)
+    pair = delta.bulk_docs(docs)
+    # the rules links depend on every card and ruling: with an edition ingested, builds are full
+    outcome = delta.build(con, docs, query, cache_dir) if pair and use_delta and not got.editions else None
+    if outcome is not None and outcome.objects and outcome.refused / outcome.objects > MAX_SKIPPED_SHARE:
+        outcome = None  # the full read names the first refusals
+    if outcome is not None:
+        skipped, total, line_index, scope = outcome.examples, outcome.refused, "patch", delta.SCOPED_TABLES
+        log.info("delta build: %d changed line(s), %d card(s) derived again", outcome.changed_lines,
+                 outcome.dirty_cards)
+    else:
+        indexed = pair is not None and delta.stage_line_files(con, *pair, cache_dir)
+        duck.stage_documents(con, docs)
+        duck.derive_records(con)
+        skipped, total = _refusals(con, docs, order)
+        if not (indexed and delta.index_full(con, *pair, query)):
+            delta.empty_index(con)
+        line_index, scope = "replace", ()
+    duck.release_objects(con)
+    if outcome is None:  # a delta build reconciles as it goes
+        if not duck.all_anchors(con):
+            raise duck.SqlPathUnavailable("sightings without a date or a source need the Python reconciliation")
+        duck.reconcile(con)
+    tables: dict[str, Rows] = {t: f"n_{t}" for t in duck.TABLES}
+    con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "
+                "oracle_id FROM n_card", {"query": query})
+    tables["query_card"] = "n_query_card"
+    cards: list[Card] = []
+    rulings: list[Ruling] = []
+    if got.editions:  # the rules links need the texts; without an edition there is nothing to link
+        cards = [Card(oracle_id=o, name=n, mana_cost=None, cmc=None, colors=None, color_identity=(), type_line=t,
+                      oracle_text=x, layout="")
+                 for o, n, t, x in con.execute("SELECT oracle_id, name, type_line, oracle_text FROM n_card").fetchall()]
+        rulings = [Ruling(ruling_id=r, source=s_, published_at=None, text=x, match_key="")
+                   for r, s_, x in con.execute("SELECT ruling_id, source, text FROM n_ruling").fetchall()]
+    tables.update(_rules_tables(got, cards, rulings))
+    return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql", scope=scope,
+                 line_index=line_index)
+
+
+def _refusals(con, docs: list[duck.Doc], order: list[str]) -> tuple[list[str], int]:
+    """The first refusals and their count; a run with too many refused records fails (exit 65)."""
     counts = duck.refusals(con, docs)
     skipped: list[str] = []
     total = 0
@@ -315,27 +369,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int = 
         if got.objects and got.refused / got.objects > MAX_SKIPPED_SHARE:
             raise SourceDataError(f"run {run_id}: {got.refused} of {got.objects} Scryfall records are unreadable "
                                   f"(more than {MAX_SKIPPED_SHARE:.0%}); nothing loaded. First: {got.examples[0]}")
-    duck.release_objects(con)
-    if not duck.all_anchors(con):
-        raise duck.SqlPathUnavailable("sightings without a date or a source need the Python reconciliation")
-    duck.reconcile(con)
-    tables: dict[str, Rows] = {t: f"n_{t}" for t in duck.TABLES}
-    [query] = queries or {""}
-    con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "
-                "oracle_id FROM n_card", {"query": query})
-    tables["query_card"] = "n_query_card"
-    got = _Collected()
-    _collect_rules(store, runs, got)
-    cards: list[Card] = []
-    rulings: list[Ruling] = []
-    if got.editions:  # the rules links need the texts; without an edition there is nothing to link
-        cards = [Card(oracle_id=o, name=n, mana_cost=None, cmc=None, colors=None, color_identity=(), type_line=t,
-                      oracle_text=x, layout="")
-                 for o, n, t, x in con.execute("SELECT oracle_id, name, type_line, oracle_text FROM n_card").fetchall()]
-        rulings = [Ruling(ruling_id=r, source=s_, published_at=None, text=x, match_key="")
-                   for r, s_, x in con.execute("SELECT ruling_id, source, text FROM n_ruling").fetchall()]
-    tables.update(_rules_tables(got, cards, rulings))
-    return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql")
+    return skipped, total
 
 
 def _relevant_terms(cards: list[Card]) -> set[str]:

@@ -93,6 +93,11 @@ class Settings:
         return self.warehouse_dir / "casefile.duckdb"
 
     @property
+    def cache_dir(self) -> Path:
+        """Files derived from raw documents, kept to save work (deleting them is safe)."""
+        return self.data_dir / "cache"
+
+    @property
     def lock_path(self) -> Path:
         return self.data_dir / "sync.lock"
 

@@ -8,11 +8,10 @@ body bytes exactly as delivered, or raises one of the project's errors with a me
 from __future__ import annotations
 
 import email.utils
-import json
 import logging
 import time
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timezone
 from typing import Callable, Iterable
 from urllib.parse import urljoin, urlsplit
@@ -23,6 +22,7 @@ import urllib3
 from .clock import utc_now_iso
 from .config import Settings, redact_url
 from .errors import CasefileError, RateLimited, SourceDataError, SourceUnavailable, TryAgainLater
+from .wire import HTML_ACCEPT, JSON_ACCEPT, BodyProblem, Response, Traffic, json_body_check  # noqa: F401
 
 log = logging.getLogger(__name__)
 
@@ -34,40 +34,6 @@ MAX_REDIRECTS = 5
 # some jitter. 5 ms on top of every interval keeps the gaps it measures at or above the floor
 # (0.6 ms short was seen on loopback without it) at a cost of 1-5 %.
 PACING_MARGIN_S = 0.005
-JSON_ACCEPT = "application/json"
-HTML_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
-
-
-@dataclass(frozen=True)
-class Response:
-    url: str  # the URL asked for (before any same-host redirect)
-    final_url: str
-    status: int
-    headers: dict[str, str]
-    body: bytes
-    fetched_at: str  # ISO 8601, UTC
-    attempts: int = 1
-
-
-@dataclass
-class Traffic:
-    """What a run cost the sources: counted per HTTP exchange, retries included."""
-
-    requests: int = 0
-    bytes: int = 0
-    retries: int = 0
-    waits: list[tuple[str, float]] = field(default_factory=list)  # (reason, seconds slept)
-
-
-class BodyProblem(Exception):
-    """A 200 whose body is not what was asked for; worth another try, then quarantine.
-
-    ``transient``: the source is down for a while (a maintenance page), not sending bad data.
-    """
-
-    def __init__(self, reason: str, transient: bool = False):
-        super().__init__(reason)
-        self.transient = transient
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -110,17 +76,6 @@ class Pacer:
         for key, _ in rules:
             self._last[key] = stamp
         return slept
-
-
-def json_body_check(response_headers: dict[str, str], body: bytes) -> None:
-    """Raise BodyProblem unless the body is a JSON document (Scryfall's API always sends one)."""
-    ctype = response_headers.get("content-type", "")
-    if "html" in ctype:
-        raise BodyProblem(f"an HTML page ({ctype}) where JSON was expected: maintenance page?", transient=True)
-    try:
-        json.loads(body)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise BodyProblem(f"invalid JSON ({exc.__class__.__name__}: {str(exc)[:80]})") from None
 
 
 class HttpClient:

@@ -31,7 +31,7 @@ from .errors import ConfigError, SourceDataError
 from .failpoints import failpoint
 
 if TYPE_CHECKING:
-    from .http import Response
+    from .wire import Response
 
 RUN_ID_RE = re.compile(r"^\d{8}T\d{6}\.\d{6}Z$")
 SUCCESS = "_SUCCESS"

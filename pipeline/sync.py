@@ -149,7 +149,6 @@ class _Plan:
 def _plan(settings: Settings, query, offline, sources, include_multilingual, bulk) -> _Plan:
     """What this sync will ask, and through which transport (live HTTP, or a recorded run)."""
     from .extract.replay import ReplayTransport
-    from .http import HttpClient
 
     if offline is not None:
         source_run = resolve_offline_source(offline)
@@ -164,6 +163,8 @@ def _plan(settings: Settings, query, offline, sources, include_multilingual, bul
                      replay_of="sample" if not offline else str(source_run.path),
                      bulk="always" if recorded.get("plan") == "bulk" else "never")
     else:
+        from .http import HttpClient
+
         cooldown.check(settings.cooldown_path)
         client = HttpClient(settings, on_rate_limited=lambda url, wait: cooldown.remember(
             settings.cooldown_path, url, wait))
@@ -182,7 +183,7 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
     from .extract.bulk import BulkExtractor
     from .extract.pages import PageExtractor
     from .extract.scryfall import ScryfallExtractor
-    from .http import HttpClient
+    from .extract.replay import ReplayTransport
 
     settings = plan.settings
     meta = {"mode": plan.mode, "query": plan.query, "include_multilingual": plan.include_multilingual,
@@ -215,7 +216,7 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
         writer.fail(f"{exc.__class__.__name__}: {exc}", status=status)
         raise
     finally:
-        if isinstance(plan.transport, HttpClient):
+        if not isinstance(plan.transport, ReplayTransport):
             plan.transport.close()
     return read_run(writer.path), traffic, len(writer.entries)
 
@@ -268,11 +269,10 @@ def _choose_plan(settings, api, transport, writer, store, query, include_multili
 
 
 def _traffic(transport) -> dict:
-    from .http import HttpClient
-
-    if isinstance(transport, HttpClient):
-        return {"requests": transport.traffic.requests, "bytes": transport.traffic.bytes,
-                "retries": transport.traffic.retries}
+    """What a transport cost: the HTTP client counts in ``traffic``, a replay in its own fields."""
+    traffic = getattr(transport, "traffic", None)
+    if traffic is not None:
+        return {"requests": traffic.requests, "bytes": traffic.bytes, "retries": traffic.retries}
     return {"requests": transport.requests, "bytes": transport.bytes, "retries": 0}
 
 
@@ -284,28 +284,32 @@ def _loaded_run_ids(con) -> set[str]:
     return {r[0] for r in con.execute("SELECT run_id FROM sync_run").fetchall()}
 
 
-def _build(con, store: RawStore, upto: list[RunInfo]):
+def _build(con, store: RawStore, upto: list[RunInfo], cache_dir: Path | None, use_delta: bool):
     """The SQL build when it applies (every Scryfall document readable by DuckDB, no page
     sources), else the Python reference build; both give the same rows."""
     try:
-        return build_state_sql(con, store, upto)
+        return build_state_sql(con, store, upto, cache_dir=cache_dir, use_delta=use_delta)
     except SqlPathUnavailable as exc:
         log.info("building in Python: %s", exc)
         return build_state(store, upto)
 
 
-def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, mark_aborted: bool = False) -> LoadResult:
+def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir: Path | None,
+              mark_aborted: bool = False, use_delta: bool = True) -> LoadResult:
     """Build and load one run. ``mark_aborted``: a signal during the build or the load marks this run aborted
-    (only the run a sync fetched itself; a rebuild or an older pending run is never marked)."""
+    (only the run a sync fetched itself; a rebuild or an older pending run is never marked).
+    ``cache_dir``: where the line index of each bulk file read is kept (normalize/lines.py);
+    ``use_delta``: whether a bulk view may be built as a delta of the previous one."""
     upto = [r for r in runs if r.run_id <= run.run_id]
     try:
         try:
             failpoint("during_build")
-            state = _build(con, store, upto)
+            state = _build(con, store, upto, cache_dir, use_delta)
         except SourceDataError as exc:
             mark_rejected(run, str(exc))
             raise
-        counts = load_run(con, run_row(run, utc_now_iso()), state.tables, document_rows(run))
+        counts = load_run(con, run_row(run, utc_now_iso()), state.tables, document_rows(run),
+                          scope=state.scope, line_index=state.line_index)
     except BaseException as exc:  # a signal during the build or the load
         if not _was_signalled(exc):
             raise
@@ -324,7 +328,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, mark_abor
     counts["_skipped"] = state.skipped_count
     counts["_unknown_fields"] = dict(sorted(state.unknown_fields.items()))
     cursor = con.execute("SELECT * FROM sync_run WHERE run_id = ?", [run.run_id])
-    stored = dict(zip([d[0] for d in cursor.description], cursor.fetchone()))
+    stored = dict(zip([d[0] for d in cursor.description], cursor.fetchall()[0]))
     return LoadResult(run.run_id, summary["status"], summary["inserted"], summary["updated"], summary["removed"],
                       summary["changes"], counts, stored)
 
@@ -339,7 +343,7 @@ def load_pending(settings: Settings, store: RawStore, fetched: str | None = None
     con = open_writer(settings.warehouse_path, wait_s=settings.reader_wait_s, memory_limit_mb=settings.memory_limit_mb)
     try:
         loaded = _loaded_run_ids(con)
-        return [_load_one(con, store, runs, run, mark_aborted=run.run_id == fetched)
+        return [_load_one(con, store, runs, run, settings.cache_dir, mark_aborted=run.run_id == fetched)
                 for run in runs if run.run_id not in loaded]
     finally:
         con.close()
@@ -376,7 +380,8 @@ def rebuild(settings: Settings) -> list[LoadResult]:
     """The warehouse from the raw store alone: every complete run replayed in order, no network.
 
     Built in a new file and renamed over the old one, so readers see the old warehouse or the
-    new one, never a half-built one. SIGTERM stops it with the old warehouse in place.
+    new one, never a half-built one. Every build is a full one (no delta of the bulk files), so a
+    rebuild is also the reference a sync's delta builds are checked against. SIGTERM stops it with the old warehouse in place.
     """
     store = RawStore(settings.raw_dir)
     with _sigterm_aborts(), SyncLock(settings.lock_path):
@@ -388,7 +393,7 @@ def rebuild(settings: Settings) -> list[LoadResult]:
         con = open_writer(built, memory_limit_mb=settings.memory_limit_mb)
         try:
             runs = store.complete_runs()
-            results = [_load_one(con, store, runs, run) for run in runs]
+            results = [_load_one(con, store, runs, run, settings.cache_dir, use_delta=False) for run in runs]
             con.execute("CHECKPOINT")
         finally:
             con.close()

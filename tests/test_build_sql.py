@@ -161,8 +161,8 @@ def test_sql_text_functions_match_python(text):
                       "cf_symbol_free_key(cf_match_key($t)), cf_typographic_score(cf_canonical($t))", {"t": text}).fetchone()
     assert row == (match_key(text), canonical_text(text), has_symbols(text), symbol_free_key(text),
                    typographic_score(canonical_text(text)))
-    # the features of n_variant (sql/normalize/50_sighting.sql spells the macros out)
-    sql = read_sql("normalize/50_sighting.sql")
+    # the features of n_variant (sql/normalize/55_variant.sql spells the macros out)
+    sql = read_sql("normalize/55_variant.sql")
     con.execute("CREATE TEMP TABLE n_sighting AS SELECT 'wotc' AS source, '2024-02-02' AS date_as_seen, "
                 "CAST($t AS VARCHAR) AS text_as_seen", {"t": text})
     con.execute(sql[sql.index("CREATE OR REPLACE TEMP TABLE n_variant"):])

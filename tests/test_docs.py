@@ -45,5 +45,5 @@ def test_readme_names_the_two_setup_commands_and_exit_codes():
 
 def test_every_table_of_the_schema_is_documented():
     schema = "\n".join(p.read_text() for p in (ROOT / "sql" / "schema").glob("*.sql"))
-    for table in re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", schema):
+    for table in re.findall(r"CREATE TABLE IF NOT EXISTS ([\w.]+)", schema):
         assert f"| `{table}` |" in README, table

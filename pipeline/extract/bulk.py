@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from ..errors import SourceDataError, EXIT_UNAVAILABLE
-from ..http import BodyProblem, JSON_ACCEPT, json_body_check
+from ..wire import JSON_ACCEPT, BodyProblem, json_body_check
 from ..normalize import query as query_filter
 from ..rawstore import RawStore, RunWriter
 from .scryfall import ORIGIN, scryfall_error, search_url

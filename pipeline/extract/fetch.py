@@ -7,7 +7,7 @@ reason before the error stops the run, so the evidence is never lost.
 from __future__ import annotations
 
 from ..errors import CasefileError
-from ..http import Response
+from ..wire import Response
 from ..rawstore import DocEntry, RunWriter
 
 

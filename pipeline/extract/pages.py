@@ -15,7 +15,7 @@ import urllib.robotparser
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlsplit
 
-from ..http import HTML_ACCEPT
+from ..wire import HTML_ACCEPT
 from ..rawstore import RunWriter
 from .fetch import fetch_and_save
 

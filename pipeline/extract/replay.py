@@ -8,7 +8,7 @@ offline run can never quietly differ from the live run it stands for.
 from __future__ import annotations
 
 from ..errors import UsageError
-from ..http import Response
+from ..wire import Response
 from ..rawstore import RunInfo, body_path, read_body, read_manifest
 
 

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from ..clock import utc_now_iso
 from ..errors import SourceDataError, SourceUnavailable, UsageError
-from ..http import Response
+from ..wire import Response
 from ..rawstore import RunWriter
 
 ORIGIN = "comprehensive-rules"

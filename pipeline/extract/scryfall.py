@@ -14,7 +14,7 @@ from urllib.parse import urlencode, urlsplit
 
 from ..errors import EXIT_DATAERR, EXIT_UNAVAILABLE, EXIT_USAGE, CasefileError, ScryfallError, SourceDataError
 from ..config import redact_url
-from ..http import JSON_ACCEPT, json_body_check
+from ..wire import JSON_ACCEPT, json_body_check
 from ..normalize.scryfall import rulings_count, search_page_links
 from ..rawstore import RunWriter
 from .fetch import fetch_and_save, quarantine

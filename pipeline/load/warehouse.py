@@ -119,9 +119,56 @@ def _record_changes(con: duckdb.DuckDBPyConnection) -> None:
     re-worded (n_reword); see pipeline/changes.py."""
     con.execute(read_sql("load/changes.sql"))
     pairs = choose_rewordings(con.execute(read_sql("load/reword_candidates.sql")).fetchall())
-    con.execute("CREATE OR REPLACE TEMP TABLE n_reword (old_id VARCHAR, new_id VARCHAR)")
-    if pairs:
-        con.executemany("INSERT INTO n_reword VALUES (?, ?)", pairs)
+    con.execute("CREATE OR REPLACE TEMP TABLE n_reword AS SELECT CAST(unnest($old) AS VARCHAR) AS old_id, "
+                "CAST(unnest($new) AS VARCHAR) AS new_id", {"old": [o for o, _ in pairs], "new": [n for _, n in pairs]})
+
+
+# The key of each table a delta build may answer for by scope, and the columns that do not make a
+# change (as in the table's sql/load/merge_<table>.sql).
+KEYS = {"card": ("oracle_id",), "query_card": ("query", "oracle_id"), "printing": ("scryfall_id",),
+        "ruling": ("ruling_id",), "card_ruling": ("oracle_id", "ruling_id"), "ruling_sighting": ("sighting_id",)}
+NOT_A_CHANGE = {"ruling_sighting": ("doc_id",)}
+
+
+def _scoped_views(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...]) -> None:
+    """scoped_card and scoped_ruling: the warehouse rows the staged state answers for (all of
+    them after a full build; those of scope_<table> after a delta build). The change events and
+    the retired rulings look for what went away among these."""
+    for table in ("card", "ruling"):
+        keys = ", ".join(KEYS[table])
+        source = f"SELECT * FROM {table} SEMI JOIN scope_{table} USING ({keys})" if table in scope \
+            else f"SELECT * FROM {table}"
+        con.execute(f"CREATE OR REPLACE TEMP VIEW scoped_{table} AS {source}")
+
+
+def _apply_scoped(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, int]:
+    """Bring the rows of ``table`` whose keys are in scope_<table> or stage_<table> to the staged
+    state (a delta build), with the merge's counts: only those rows are read and written."""
+    keys = KEYS[table]
+    compared = [name for name, _ in _columns(con, table) if name not in keys and name not in NOT_A_CHANGE.get(table, ())]
+    fill = {"table": table, "keys": ", ".join(keys),
+            "coalesced": ", ".join(f"coalesce(b.{k}, s.{k}) AS {k}" for k in keys),
+            "on": " AND ".join(f"b.{k} = s.{k}" for k in keys),
+            "t_on_a": " AND ".join(f"t.{k} = a.{k}" for k in keys),
+            "key0": keys[0],
+            "b_cols": ", ".join(f'b."{c}"' for c in compared), "s_cols": ", ".join(f's."{c}"' for c in compared)}
+    tally = {"INSERT": 0, "UPDATE": 0, "DELETE": 0}
+    for statement in con.extract_statements(read_sql("load/apply_scoped.sql").format(**fill)):
+        result = con.execute(statement.query)
+    for action, n in result.fetchall():
+        tally[action] = int(n)
+    return {"inserted": tally["INSERT"], "updated": tally["UPDATE"], "removed": tally["DELETE"]}
+
+
+def _write_line_index(con: duckdb.DuckDBPyConnection, mode: str | None) -> None:
+    """The line index that describes the loaded state (see sql/schema/006_line_index.sql)."""
+    if mode == "patch":
+        files = ["load/line_index_patch.sql"]
+    else:
+        files = ["load/line_index_clear.sql"] + (["load/line_index_replace.sql"] if mode == "replace" else [])
+    for name in files:
+        for statement in con.extract_statements(read_sql(name)):
+            con.execute(statement.query)
 
 
 def _merge(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, int]:
@@ -137,23 +184,28 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, int]:
 
 
 def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Rows],
-             documents: list[dict]) -> dict[str, dict[str, int]]:
+             documents: list[dict], scope: tuple[str, ...] = (), line_index: str | None = None
+             ) -> dict[str, dict[str, int]]:
     """Merge one run's state into the warehouse in a single transaction; return per-table counts.
 
     Order inside the transaction: stage every table, compute the change events against the live
     tables, keep the rulings that go away, merge, record documents, events and the run, check.
+    ``scope``: the tables a delta build staged in part (the keys it answers for are in
+    scope_<table>); ``line_index``: what to do with the line index (see build.State).
     """
     counts: dict[str, dict[str, int]] = {}
     con.execute("BEGIN TRANSACTION")
     try:
         for table in STATE_TABLES:
             _stage(con, table, tables[table])
+        _scoped_views(con, scope)
         _record_changes(con)
         previous = con.execute("SELECT max(run_id) FROM sync_run").fetchone()[0]
         con.execute(read_sql("load/retire_rulings.sql"), {"run_id": run_row["run_id"], "previous_run": previous})
         con.execute(read_sql("load/unretire_rulings.sql"))
         for table in STATE_TABLES:
-            counts[table] = _merge(con, table)
+            counts[table] = _apply_scoped(con, table) if table in scope else _merge(con, table)
+        _write_line_index(con, line_index)
         failpoint("during_load")
         n_changes = con.execute(read_sql("load/insert_change_events.sql"), {"run_id": run_row["run_id"]}).fetchone()[0]
         _stage(con, "raw_document", documents)

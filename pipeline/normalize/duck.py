@@ -64,6 +64,7 @@ class Doc:
     name: str  # "<run_id>/<path>", as messages name documents
     terms: list[dict] | None = None  # the local query filter of a bulk view (see normalize/query.py)
     place: str | None = None  # a bulk rulings file's place (see RulingSighting.place)
+    sha256: str | None = None  # of the body (names its line index in the cache, see lines.py)
 
 
 @dataclass
@@ -110,11 +111,11 @@ def stage_documents(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:
         if by_kind.get("search"):
             _stage_lists(con, by_kind["search"], CARD_TYPE, "card")
         for doc in by_kind.get("bulk-cards", []):
-            _stage_bulk_cards(con, doc)
+            stage_bulk_cards(con, doc)
         if by_kind.get("rulings"):
             _stage_lists(con, by_kind["rulings"], RULING_TYPE, "ruling")
         for doc in by_kind.get("bulk-rulings", []):
-            _stage_bulk_rulings(con, doc)
+            stage_bulk_rulings(con, doc)
         if by_kind.get("set"):
             _stage_sets(con, by_kind["set"])
         if by_kind.get("sets"):
@@ -148,13 +149,13 @@ def _stage_lists(con: duckdb.DuckDBPyConnection, docs: list[Doc], item_type: str
     con.execute(read_sql(f"normalize/read_list_{what}.sql"))
 
 
-def _stage_bulk_cards(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
+def stage_bulk_cards(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
     con.execute(read_sql("normalize/read_bulk_cards.sql"),
                 {"file": str(doc.path), "format": _json_format(doc.path), "columns": CARD_COLUMNS,
                  "file_seq": doc.file_seq, "run_id": doc.run_id, "terms": doc.terms})
 
 
-def _stage_bulk_rulings(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
+def stage_bulk_rulings(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
     con.execute(read_sql("normalize/read_bulk_rulings.sql"),
                 {"file": str(doc.path), "format": _json_format(doc.path), "columns": RULING_COLUMNS,
                  "file_seq": doc.file_seq, "doc_id": doc.doc_id, "place": doc.place})

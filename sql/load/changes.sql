@@ -1,12 +1,19 @@
--- What the staged state changes compared with the warehouse, before the merge (n_change).
+-- What the staged state changes compared with the warehouse, before the merge (n_change). What went
+-- away is looked for among scoped_card and scoped_ruling: the rows the build answers for (all of
+-- them, or a delta build's scope; pipeline/load/warehouse.py _scoped_views).
 -- Columns: kind, oracle_id, ruling_id, previous_ruling_id, field, before, after, name, cards.
 CREATE OR REPLACE TEMP TABLE n_change AS
+WITH added AS (
+    SELECT s.ruling_id, s.text FROM stage_ruling s ANTI JOIN ruling r USING (ruling_id)
+), gone AS (
+    SELECT r.ruling_id, r.text FROM scoped_ruling r ANTI JOIN stage_ruling s USING (ruling_id)
+)
 SELECT 'card_added' AS kind, s.oracle_id, NULL::VARCHAR AS ruling_id, NULL::VARCHAR AS previous_ruling_id,
        NULL::VARCHAR AS field, NULL::VARCHAR AS before, s.oracle_text AS after, s.name AS name, NULL::VARCHAR[] AS cards
 FROM stage_card s ANTI JOIN card c USING (oracle_id)
 UNION ALL
 SELECT 'card_removed', c.oracle_id, NULL, NULL, NULL, c.oracle_text, NULL, c.name, NULL
-FROM card c ANTI JOIN stage_card s USING (oracle_id)
+FROM scoped_card c ANTI JOIN stage_card s USING (oracle_id)
 UNION ALL
 SELECT 'card_changed', d.oracle_id, NULL, NULL, f.field, f.before, f.after, d.name, NULL
 FROM (  -- the cards whose fields differ, before their fields are spread out one per row
@@ -27,17 +34,16 @@ FROM (  -- the cards whose fields differ, before their fields are spread out one
 unnest(d.fields) AS t(f)
 WHERE f.before IS DISTINCT FROM f.after
 UNION ALL
-SELECT 'ruling_added', NULL, s.ruling_id, NULL, NULL, NULL, s.text, NULL, coalesce(cr.cards, [])
-FROM stage_ruling s
-ANTI JOIN ruling r USING (ruling_id)
+SELECT 'ruling_added', NULL, a.ruling_id, NULL, NULL, NULL, a.text, NULL, coalesce(cr.cards, [])
+FROM added a
 LEFT JOIN (SELECT ruling_id, list(DISTINCT oracle_id ORDER BY oracle_id) AS cards
            FROM stage_card_ruling GROUP BY ruling_id) AS cr USING (ruling_id)
 UNION ALL
-SELECT 'ruling_removed', NULL, r.ruling_id, NULL, NULL, r.text, NULL, NULL, coalesce(cr.cards, [])
-FROM ruling r
-ANTI JOIN stage_ruling s USING (ruling_id)
+SELECT 'ruling_removed', NULL, g.ruling_id, NULL, NULL, g.text, NULL, NULL, coalesce(cr.cards, [])
+FROM gone g
 LEFT JOIN (SELECT ruling_id, list(DISTINCT oracle_id ORDER BY oracle_id) AS cards
-           FROM card_ruling GROUP BY ruling_id) AS cr USING (ruling_id)
+           FROM card_ruling WHERE ruling_id IN (SELECT ruling_id FROM gone) GROUP BY ruling_id) AS cr
+    USING (ruling_id)
 UNION ALL
 SELECT 'translation_added', NULL, s.ruling_id, NULL, s.lang, NULL, s.text, s.origin, NULL
 FROM stage_ruling_translation s ANTI JOIN ruling_translation t USING (ruling_id, lang, origin);

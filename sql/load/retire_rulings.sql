@@ -1,8 +1,16 @@
--- Rulings this run no longer has: keep them, with the cards they applied to and the runs that saw them.
+-- Rulings this run no longer has (n_change, before the merge): keep them, with the cards they
+-- applied to and the runs that saw them.
 INSERT INTO retired_ruling
-SELECT r.ruling_id, r.source, r.published_at, r.text, r.match_key,
-       (SELECT list(DISTINCT cr.oracle_id ORDER BY cr.oracle_id) FROM card_ruling cr WHERE cr.ruling_id = r.ruling_id),
-       (SELECT min(e.run_id) FROM change_event e WHERE e.ruling_id = r.ruling_id AND e.kind IN ('ruling_added', 'ruling_reworded')),
+WITH gone AS (
+    SELECT ruling_id FROM n_change WHERE kind = 'ruling_removed'
+)
+SELECT r.ruling_id, r.source, r.published_at, r.text, r.match_key, cr.cards, seen.first_run,
        $previous_run,
        $run_id
-FROM ruling r ANTI JOIN stage_ruling s USING (ruling_id);
+FROM ruling r
+SEMI JOIN gone USING (ruling_id)
+LEFT JOIN (SELECT ruling_id, list(DISTINCT oracle_id ORDER BY oracle_id) AS cards
+           FROM card_ruling WHERE ruling_id IN (SELECT ruling_id FROM gone) GROUP BY ruling_id) AS cr USING (ruling_id)
+LEFT JOIN (SELECT ruling_id, min(run_id) AS first_run FROM change_event
+           WHERE kind IN ('ruling_added', 'ruling_reworded') AND ruling_id IN (SELECT ruling_id FROM gone)
+           GROUP BY ruling_id) AS seen USING (ruling_id);

@@ -61,3 +61,8 @@ CREATE OR REPLACE TEMP MACRO cf_iso_date(d) AS
 -- Python's str.strip() of a text leaves nothing (every Unicode space of str.isspace()).
 CREATE OR REPLACE TEMP MACRO cf_blank(t) AS
     regexp_full_match(t, '[\t\n\x0B\f\r\x1C-\x1F \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}]*');
+-- A sighting's id (build.sighting_id_for): its place (the document, or a bulk view's rulings
+-- file), card, position and language.
+CREATE OR REPLACE TEMP MACRO cf_sighting_id(place, oracle_id, position, lang) AS
+    's' || left(sha256(place || chr(31) || coalesce(oracle_id, '') || chr(31) || CAST(position AS VARCHAR)
+                       || chr(31) || lang), 15);

@@ -30,3 +30,6 @@ WITH candidate AS (
 SELECT oracle_id, name, mana_cost, cmc, colors, color_identity, type_line, oracle_text, layout
 FROM candidate
 QUALIFY row_number() OVER (PARTITION BY oracle_id ORDER BY run_id DESC, english DESC, id ASC) = 1;
+
+-- The cards whose rulings are kept (a delta build adds the warehouse's unchanged cards).
+CREATE OR REPLACE TEMP VIEW n_known_card AS SELECT oracle_id FROM n_card;

@@ -1,33 +1,11 @@
--- Ruling sightings (ruling_sightings of pipeline/normalize/scryfall.py) of the cards kept.
+-- Ruling sightings (ruling_sightings of pipeline/normalize/scryfall.py) of the cards kept
+-- (n_known_card: those of n_card, or after a delta build's cards, those the warehouse keeps too).
 -- One sighting per (document, card, position, language), as reconcile's _unique keeps them, by
 -- construction: build.py stages each rulings document once, and a document numbers its rulings
--- (a list in its order, a bulk file per card).
+-- (a list in its order, a bulk file per card). sighting_id is computed in 60_reconcile.sql; a
+-- delta build (pipeline/normalize/delta.py) adds sightings of the warehouse that carry theirs.
 CREATE OR REPLACE TEMP TABLE n_sighting AS
-SELECT doc_id, place, 'scryfall-api' AS origin, oracle_id, position, comment AS text_as_seen,
-       published_at AS date_as_seen, source, 'en' AS lang
+SELECT NULL::VARCHAR AS sighting_id, doc_id, place, 'scryfall-api' AS origin, oracle_id, position,
+       comment AS text_as_seen, published_at AS date_as_seen, source, 'en' AS lang
 FROM ruling_object
-WHERE skip_reason IS NULL AND oracle_id IN (SELECT oracle_id FROM n_card);
-
--- Each distinct (source, date, text) once, with the text features reconcile needs: a ruling shared
--- by many cards is worked on once, not once per card.
-CREATE OR REPLACE TEMP TABLE n_variant AS
--- cf_fold changes quotes and dashes only, so a text and its folded copy need the same squashing
--- of whitespace: the test is made once (the macros of 00_text.sql, spelled out).
-WITH distinct_variant AS (
-    SELECT source, date_as_seen, t, cf_fold(t) AS folded, cf_unspaced(t) AS unspaced
-    FROM (SELECT DISTINCT source, date_as_seen, text_as_seen AS t FROM n_sighting)
-), classed AS (
-    SELECT *, cf_ascii(folded) AS plain FROM distinct_variant  -- = cf_plain(t)
-), featured AS (
-    SELECT source, date_as_seen, t AS text_as_seen,
-        CASE WHEN NOT plain THEN py_match_key(t)
-             WHEN unspaced THEN lower(cf_squash(folded)) ELSE lower(folded) END AS key,
-        CASE WHEN NOT plain THEN py_canonical_text(t) WHEN unspaced THEN cf_squash(t) ELSE t END AS canon,
-        CASE WHEN plain THEN cf_symbols_plain(t) ELSE py_has_symbols(t) END
-            AS has_symbols
-    FROM classed
-)
--- typographic_score of the canonical copy: whitespace changes nothing to its symbols
-SELECT *, (CASE WHEN has_symbols THEN 2 ELSE 0 END)
-          + (CASE WHEN contains(canon, '’') OR contains(canon, '“') OR contains(canon, '”') THEN 1 ELSE 0 END) AS score
-FROM featured;
+WHERE skip_reason IS NULL AND oracle_id IN (SELECT oracle_id FROM n_known_card);

@@ -42,25 +42,10 @@ GROUP BY ruling_id;
 
 CREATE OR REPLACE TEMP TABLE n_ruling_sighting AS
 SELECT
-    's' || left(sha256(coalesce(s.place, s.doc_id) || chr(31) || coalesce(s.oracle_id, '') || chr(31) || CAST(s.position AS VARCHAR)
-                       || chr(31) || s.lang), 15) AS sighting_id,
+    coalesce(s.sighting_id, cf_sighting_id(coalesce(s.place, s.doc_id), s.oracle_id, s.position, s.lang)) AS sighting_id,
     v.ruling_id, s.doc_id, s.origin, s.oracle_id, s.position, s.lang, s.text_as_seen, s.date_as_seen,
     s.source AS source_as_seen,
     CASE WHEN v.symbols_lost THEN ['symbols_lost'] ELSE []::VARCHAR[] END AS flags
 FROM n_sighting AS s
 JOIN n_variant_ruling AS v
     ON v.source = s.source AND v.date_as_seen = s.date_as_seen AND v.text_as_seen = s.text_as_seen;
-
-CREATE OR REPLACE TEMP TABLE n_card_ruling AS
-SELECT oracle_id, ruling_id, min(position) AS position
-FROM n_ruling_sighting
-WHERE oracle_id IS NOT NULL
-GROUP BY oracle_id, ruling_id;
-
--- The steps above are done with: their memory goes to the load.
-DROP TABLE n_variant_ruling;
-DROP TABLE n_variant;
-DROP TABLE n_sighting;
-
-CREATE OR REPLACE TEMP TABLE n_ruling_translation AS
-SELECT * FROM ruling_translation LIMIT 0;

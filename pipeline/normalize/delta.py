@@ -1,0 +1,231 @@
+"""The delta build: a new day's bulk files against the line index of the ones the warehouse holds.
+
+Scryfall's bulk files change by a few percent a day, and a full build reads and derives all of
+them again. When the warehouse was built from one bulk view (one query, the card file and the
+rulings file) and the line index of those files is in it (``line_index`` schema, written by every
+load), a build of the next view of the same query:
+
+1. hashes each line of the new files (``lines.py``; cached per file) and matches the lines to the
+   index: unchanged, new or changed, gone;
+2. reads the new and changed lines (staged with the very SQL a full read uses), and from them
+   and the index finds the Oracle cards to derive again: the card rows of those a changed, new
+   or gone card line is about (``d_dirty``), the sightings of those a changed, new or gone ruling
+   line is about, of those whose rulings moved in their list, and of cards that appear or go
+   away (``d_sighted``);
+3. reads again every line of those cards, derives their printings, card rows and sightings with
+   ``sql/normalize/``, and reconciles again the rulings partitions (source, date, symbol-free key)
+   their sightings fall in, with the warehouse's own sightings of the other cards there;
+4. hands the load the staged rows and, per table, the keys of the warehouse rows it answers for
+   (``scope_<table>``), and what changes in the line index.
+
+Everything else in the warehouse is, by construction, what a full build would write again. The
+test suite checks that a warehouse loaded through delta builds equals one loaded through full
+builds, table by table, change events included (tests/test_delta.py). Where a condition does not
+hold, ``build`` returns None and the caller makes a full build: no index, another query, another
+DuckDB, a line that is not one whole object, a repeated Scryfall id, or more than
+``MAX_CHANGED_SHARE`` of the lines changed (a full read is then as fast).
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from ..resources import read_sql
+from . import duck
+from .lines import INDEX_VERSION, read_lines, stage_lines
+
+log = logging.getLogger(__name__)
+
+# Above this share of changed lines (in either file) a full read costs no more than a delta.
+MAX_CHANGED_SHARE = 0.25
+KINDS = ("bulk-cards", "bulk-rulings")
+# The tables a delta build answers for by scope (the others it stages whole: sets, translations, rules).
+SCOPED_TABLES = ("card", "query_card", "printing", "ruling", "card_ruling", "ruling_sighting")
+
+
+def index_version() -> str:
+    return f"v{INDEX_VERSION}-duckdb{duckdb.__version__}"
+
+
+@dataclass
+class Outcome:
+    """What a delta build tells the caller besides the n_<table> TEMP tables it made."""
+
+    objects: int
+    refused: int
+    examples: list[str]
+    changed_lines: int
+    dirty_cards: int
+
+
+def run_script(con: duckdb.DuckDBPyConnection, text: str, params: dict | None = None):
+    """Each statement of ``text`` with the parameters it names; returns the last one's result."""
+    params = params or {}
+    result = None
+    for statement in con.extract_statements(text):
+        names = statement.named_parameters
+        result = con.execute(statement.query, {k: params[k] for k in names} if names else None)
+    return result
+
+
+def bulk_docs(docs: list[duck.Doc]) -> tuple[duck.Doc, duck.Doc] | None:
+    """The card file and the rulings file of a single bulk view, or None if the view is not one."""
+    by_kind: dict[str, list[duck.Doc]] = {}
+    for doc in docs:
+        by_kind.setdefault(doc.kind, []).append(doc)
+    if set(by_kind) - {"bulk-cards", "bulk-rulings", "set", "sets"}:
+        return None
+    if len(by_kind.get("bulk-cards", [])) != 1 or len(by_kind.get("bulk-rulings", [])) != 1:
+        return None
+    return by_kind["bulk-cards"][0], by_kind["bulk-rulings"][0]
+
+
+def stage_line_files(con, cards: duck.Doc, rulings: duck.Doc, cache_dir: Path | None) -> bool:
+    """lines_cards and lines_rulings (TEMP); whether both files are one object per line."""
+    return stage_lines(con, [("lines_cards", cards.path, cards.sha256), ("lines_rulings", rulings.path, rulings.sha256)],
+                       cache_dir)
+
+
+def index_full(con, cards: duck.Doc, rulings: duck.Doc, query: str) -> bool:
+    """After a full read of the two files: n_card_line, n_ruling_line and n_bulk_file for the load.
+    False (and empty tables) when the lines and the objects read do not match one to one."""
+    usable = run_script(con, read_sql("delta/index_full.sql"), {
+        "cards_seq": cards.file_seq, "rulings_seq": rulings.file_seq, "whole": cards.terms is None}).fetchone()[0]
+    if not usable:
+        empty_index(con)
+        return False
+    _bulk_file_rows(con, cards, rulings, query)
+    return True
+
+
+def empty_index(con) -> None:
+    """The line index a load writes when its build did not come from one bulk view: none."""
+    con.execute("CREATE OR REPLACE TEMP TABLE n_card_line AS SELECT * FROM line_index.card_line LIMIT 0")
+    con.execute("CREATE OR REPLACE TEMP TABLE n_ruling_line AS SELECT * FROM line_index.ruling_line LIMIT 0")
+    con.execute("CREATE OR REPLACE TEMP TABLE n_bulk_file AS SELECT * FROM line_index.bulk_file LIMIT 0")
+
+
+def _bulk_file_rows(con, cards: duck.Doc, rulings: duck.Doc, query: str) -> None:
+    con.execute("CREATE OR REPLACE TEMP TABLE n_bulk_file AS SELECT * FROM line_index.bulk_file LIMIT 0")
+    con.executemany("INSERT INTO n_bulk_file VALUES (?, ?, ?, ?)",
+                    [(doc.kind, query, doc.doc_id, index_version()) for doc in (cards, rulings)])
+
+
+def _indexed(con, query: str) -> bool:
+    rows = con.execute("SELECT kind, query, version FROM line_index.bulk_file").fetchall()
+    return sorted(kind for kind, q, version in rows if q == query and version == index_version()) == list(KINDS) \
+        and len(rows) == 2
+
+
+def build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cache_dir: Path | None) -> Outcome | None:
+    """The delta build on ``con`` (the warehouse attached), or None where a full build is needed."""
+    pair = bulk_docs(docs)
+    if pair is None or not _indexed(con, query):
+        return None
+    cards, rulings = pair
+    if not stage_line_files(con, cards, rulings, cache_dir):
+        log.info("delta build: a bulk file is not one object per line; full build")
+        return None
+    cards_new, cards_gone, n_cards, rulings_new, rulings_gone, n_rulings = run_script(
+        con, read_sql("delta/match_lines.sql")).fetchone()
+    if max(cards_new, cards_gone) > MAX_CHANGED_SHARE * max(n_cards, 1) \
+            or max(rulings_new, rulings_gone) > MAX_CHANGED_SHARE * max(n_rulings, 1):
+        log.info("delta build: of %d card lines %d are new or changed and %d gone, of %d ruling lines %d and %d; "
+                 "full build", n_cards, cards_new, cards_gone, n_rulings, rulings_new, rulings_gone)
+        return None
+    seqs = {"cards_seq": cards.file_seq, "rulings_seq": rulings.file_seq}
+    others = [d for d in docs if d.kind in ("set", "sets")]
+    duck.stage_documents(con, others)  # creates card_object, ruling_object, set_object; reads the sets
+    con.execute(read_sql("normalize/10_object.sql"))
+    with tempfile.TemporaryDirectory(prefix="casefile-delta-") as tmp:
+        changed = con.execute("SELECT 'cards', ord, off, len FROM d_card_new UNION ALL "
+                              "SELECT 'rulings', ord, off, len FROM d_ruling_line WHERE NOT same").fetchall()
+        if not _read_again(con, changed, cards, rulings, Path(tmp) / "changed", seqs):
+            return None
+        repeated = run_script(con, read_sql("delta/dirty.sql"), seqs).fetchone()[0]
+        if repeated:
+            log.info("delta build: a Scryfall id is on two lines; full build")
+            return None
+        needed = con.execute(read_sql("delta/needed_cards.sql")).fetchall()
+        if not _read_again(con, needed, cards, rulings, Path(tmp) / "cards", seqs):
+            return None
+        if con.execute("SELECT count(*) FROM (SELECT id FROM n_object WHERE skip_reason IS NULL "
+                       "GROUP BY id HAVING count(*) > 1)").fetchone()[0]:
+            log.info("delta build: a Scryfall id is on two lines; full build")
+            return None
+        for name in ("20_printing", "30_card"):
+            run_script(con, read_sql(f"normalize/{name}.sql"))
+        run_script(con, read_sql("delta/cards.sql"))
+        needed = con.execute(read_sql("delta/needed_rulings.sql")).fetchall()
+        if not _read_again(con, needed, cards, rulings, Path(tmp) / "rulings", seqs):
+            return None
+    run_script(con, read_sql("delta/positions.sql"))
+    examples = duck.refusals(con, docs)
+    run_script(con, read_sql("normalize/40_card_set.sql"))
+    run_script(con, read_sql("delta/card_set.sql"))
+    for name in ("50_sighting", "55_variant"):
+        run_script(con, read_sql(f"normalize/{name}.sql"))
+    if not duck.all_anchors(con):
+        return None  # the full build hands such sightings to the Python reconciliation
+    run_script(con, read_sql("delta/partitions.sql"), {"rulings_doc": rulings.doc_id})
+    for name in ("normalize/55_variant.sql", "normalize/60_reconcile.sql", "delta/mapped.sql",
+                 "normalize/65_card_ruling.sql"):
+        run_script(con, read_sql(name))
+    run_script(con, read_sql("delta/scopes.sql"), {"query": query})
+    objects, refused = run_script(con, read_sql("delta/index_patch.sql")).fetchone()
+    _bulk_file_rows(con, cards, rulings, query)
+    dirty = con.execute("SELECT count(*) FROM (SELECT oracle_id FROM d_dirty UNION SELECT oracle_id FROM d_sighted)"
+                        ).fetchone()[0]
+    return Outcome(objects=int(objects), refused=int(refused),
+                   examples=[e for got in examples.values() for e in got.examples],
+                   changed_lines=int(cards_new + cards_gone + rulings_new + rulings_gone), dirty_cards=int(dirty))
+
+
+def _read_again(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Doc, stem: Path, seqs: dict) -> bool:
+    """Stage the chosen lines (file, ord, off, len) as the full read would stage them; False if a
+    line read is not the one indexed (its hash differs) or DuckDB cannot read it."""
+    for label, doc in (("cards", cards), ("rulings", rulings)):
+        chosen = [(o, off, length) for f, o, off, length in lines if f == label]
+        if not chosen:
+            continue
+        texts = read_lines(con, doc.path, chosen)
+        con.execute("CREATE OR REPLACE TEMP TABLE parsed_line AS SELECT CAST(unnest(range(len($ords))) AS BIGINT) AS i, "
+                    "CAST(unnest($ords) AS BIGINT) AS ord, CAST(unnest($lines) AS VARCHAR) AS line",
+                    {"ords": [o for o, _ in texts], "lines": [t for _, t in texts]})
+        table = "lines_cards" if label == "cards" else "lines_rulings"
+        wrong = con.execute(f"SELECT count(*) FROM parsed_line AS p JOIN {table} AS l USING (ord) "
+                            "WHERE hash(p.line) <> l.h").fetchone()[0]
+        if wrong or len(texts) != len(chosen):
+            log.info("delta build: %d line(s) of %s read back differ from their hash; full build", wrong, doc.name)
+            return False
+        path = stem.with_name(f"{stem.name}-{label}.jsonl")
+        with open(path, "w", encoding="utf-8") as fh:
+            for _, text in texts:
+                fh.write(text.rstrip(",") + "\n")
+        staged = duck.Doc(file_seq=-1, run_id=doc.run_id, doc_id=doc.doc_id, kind=doc.kind, key=doc.key, path=path,
+                          name=doc.name, terms=doc.terms, place=doc.place)
+        try:
+            if label == "cards":
+                duck.stage_bulk_cards(con, staged)
+            else:
+                duck.stage_bulk_rulings(con, staged)
+        except duckdb.Error as exc:
+            log.info("delta build: DuckDB cannot read the changed lines of %s (%s); full build",
+                     doc.name, str(exc).splitlines()[0])
+            return False
+        table = "card_object" if label == "cards" else "ruling_object"
+        beyond, read = con.execute(f"SELECT count(*) FILTER (WHERE ord >= $n), count(*) FROM {table} WHERE file_seq = -1",
+                                   {"n": len(texts)}).fetchone()
+        if beyond or (label == "rulings" and read != len(texts)):
+            log.info("delta build: a line of %s holds more than one object; full build", doc.name)
+            return False
+        run_script(con, read_sql("delta/place_parsed.sql"), seqs)
+    return True
+
+
+__all__ = ["build", "bulk_docs", "index_full", "empty_index", "stage_line_files", "SCOPED_TABLES", "Outcome"]

@@ -1,0 +1,109 @@
+"""The line index of a bulk file: one row per object line, so that tomorrow's file can be
+compared with today's line by line instead of being read whole.
+
+Scryfall writes its bulk files one object per line (a JSON array with an element per line, or
+JSON lines). ``sql/delta/scan_lines.sql`` hashes each line; the index of a file depends on its
+bytes alone, so it is kept in a cache folder under the body's sha256 and computed once per file
+(deleting the cache costs time, never data). ``read_lines`` gives back the text of chosen lines:
+by seeking in a plain file, by one more scan in a gzipped one.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import duckdb
+
+from ..resources import read_sql
+
+log = logging.getLogger(__name__)
+
+# Part of every cache file's name: a new layout, or a DuckDB whose hash() may differ, starts afresh.
+INDEX_VERSION = 1
+
+
+def _cache_file(cache_dir: Path, sha256: str) -> Path:
+    return cache_dir / "lines" / f"{sha256}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
+
+
+def _quoted(path: Path) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def stage_lines(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path, str | None]],
+                cache_dir: Path | None) -> bool:
+    """For each (table, path, sha256): TEMP TABLE ``table`` (ord, h, n, off, len, ok) of the
+    file's object lines, from the cache when there. Files not in the cache are scanned at the
+    same time, each on a cursor of its own, into the cache. Returns whether every file could be
+    split in lines and is one whole object per line (its index usable)."""
+    if cache_dir is None or not all(sha256 for _, _, sha256 in files):
+        return all(_scan(con, path, table) and _usable(con, table) for table, path, _ in files)
+    cached = {table: _cache_file(cache_dir, sha256) for table, _, sha256 in files}
+    todo = [(con.cursor(), path, cached[table]) for table, path, _ in files if not cached[table].is_file()]
+    with ThreadPoolExecutor(max(1, len(todo))) as pool:
+        scanned = list(pool.map(lambda job: _scan_to_cache(*job), todo))
+    if not all(scanned):
+        return False
+    for table, _, _ in files:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM read_parquet($file)",
+                    {"file": str(cached[table])})
+    return all(_usable(con, table) for table, _, _ in files)
+
+
+def _scan(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> bool:
+    """TEMP TABLE ``table`` from a scan of the file; False if DuckDB cannot split it in lines."""
+    try:
+        con.execute(read_sql("delta/scan_lines.sql"), {"file": str(path)})
+    except duckdb.Error as exc:  # a line longer than the reader takes, a broken gzip stream...
+        log.info("no line index for %s: %s", path.name, str(exc).splitlines()[0])
+        return False
+    con.execute(f"DROP TABLE IF EXISTS {table}")
+    con.execute(f"ALTER TABLE line_scan RENAME TO {table}")
+    return True
+
+
+def _scan_to_cache(cursor: duckdb.DuckDBPyConnection, path: Path, cached: Path) -> bool:
+    """Scan the file on its own cursor into the cache (written whole, then renamed)."""
+    try:
+        if not _scan(cursor, path, "line_scanned"):
+            return False
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_name(f".{cached.name}.tmp-{os.getpid()}-{secrets.token_hex(3)}")
+        try:
+            cursor.execute(f"COPY line_scanned TO {_quoted(partial)} (FORMAT parquet)")
+            os.replace(partial, cached)
+        finally:
+            partial.unlink(missing_ok=True)
+        return True
+    finally:
+        cursor.close()
+
+
+def _usable(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    return bool(con.execute(f"SELECT coalesce(bool_and(ok), true) FROM {table}").fetchone()[0])
+
+
+def is_plain(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(2) != b"\x1f\x8b"
+
+
+def read_lines(con: duckdb.DuckDBPyConnection, path: Path, lines: list[tuple[int, int, int]]) -> list[tuple[int, str]]:
+    """(ord, text) of the given (ord, off, len) lines, in ord order, as in the file (comma included)."""
+    lines = sorted(lines)
+    if not lines:
+        return []
+    if is_plain(path):
+        out = []
+        with open(path, "rb") as fh:
+            for ord_, off, length in lines:
+                fh.seek(off)
+                out.append((ord_, fh.read(length).decode("utf-8")))
+        return out
+    con.execute("CREATE OR REPLACE TEMP TABLE wanted_line AS SELECT CAST(unnest($ords) AS BIGINT) AS ord",
+                {"ords": [o for o, _, _ in lines]})
+    return con.execute(read_sql("delta/read_lines.sql"), {"file": str(path)}).fetchall()

@@ -1,0 +1,16 @@
+-- Card rows only for the cards in d_dirty: a printing read again for another of its cards (a
+-- reversible card's faces) does not bring all the printings of this one.
+DELETE FROM n_card WHERE oracle_id NOT IN (SELECT oracle_id FROM d_dirty);
+
+-- The cards whose rulings are kept: those of the warehouse not derived again, and n_card.
+CREATE OR REPLACE TEMP VIEW n_known_card AS
+SELECT oracle_id FROM card WHERE oracle_id NOT IN (SELECT oracle_id FROM d_dirty)
+UNION ALL
+SELECT oracle_id FROM n_card;
+
+-- The cards whose sightings are derived again: d_ruling_dirty, and the cards that appear or go away.
+CREATE OR REPLACE TEMP TABLE d_sighted AS
+SELECT oracle_id FROM d_ruling_dirty
+UNION
+SELECT d.oracle_id FROM d_dirty AS d
+WHERE (d.oracle_id IN (SELECT oracle_id FROM card)) <> (d.oracle_id IN (SELECT oracle_id FROM n_card));

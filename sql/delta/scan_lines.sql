@@ -1,0 +1,28 @@
+-- The object lines of a bulk file ($file: a JSON array written one element per line, or JSON
+-- lines; gzipped or not), as TEMP TABLE line_scan:
+--   ord  the object's place in the file, as read_json numbers it (0, 1, ...)
+--   h    a hash of the line's text (the comma that separates array elements included: the last
+--        element of an array has none, so a line that stops being the last one reads as changed)
+--   n    how many identical lines come before it (0 for most): (h, n) names a line in a file
+--   off, len  where the line's bytes are (meaningful in a plain file, not in a gzipped one)
+--   ok   the line looks like one whole object: it starts with { and ends with } (comma aside)
+-- The array's brackets and blank lines are not objects. The text is dropped as soon as it is
+-- hashed: the numbering works on small rows. A file with \r\n line ends gets offsets that miss
+-- the \r: read_lines checks each line it reads against its hash, so such a file is read whole.
+CREATE OR REPLACE TEMP TABLE line_scan AS
+WITH raw AS (
+    SELECT row_number() OVER () AS rn, strlen(line) AS len, hash(line) AS h,
+        CASE WHEN strlen(line) > 2 THEN false ELSE trim(line) IN ('[', ']', '') END AS frame,
+        starts_with(line, '{') AND (suffix(line, '}') OR suffix(line, '},')) AS ok
+    FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
+                  auto_detect = false, strict_mode = false, max_line_size = 8388608)
+), placed AS (
+    SELECT rn, len, frame, h, ok,
+        coalesce(sum(len + 1) OVER (ORDER BY rn ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS off
+    FROM raw
+), objects AS (
+    SELECT row_number() OVER (ORDER BY rn) - 1 AS ord, h, off, len, ok FROM placed WHERE NOT frame
+)
+SELECT ord, h, CAST(row_number() OVER (PARTITION BY h ORDER BY ord) - 1 AS INTEGER) AS n,
+       CAST(off AS BIGINT) AS off, CAST(len AS INTEGER) AS len, ok
+FROM objects;

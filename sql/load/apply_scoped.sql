@@ -1,0 +1,23 @@
+-- Bring {table} to the staged state for the keys a delta build answers for (scope_{table}) and
+-- the keys it staged: insert new rows, replace changed ones, delete the scoped rows no longer
+-- staged; the same counts as the table's MERGE (sql/load/merge_{table}.sql), with the same
+-- columns compared. Rows outside these keys are neither read nor written.
+-- Filled in by pipeline/load/warehouse.py with identifiers only (table, keys, compared columns).
+CREATE OR REPLACE TEMP TABLE apply_action AS
+WITH touched AS (
+    SELECT {keys} FROM scope_{table} UNION SELECT {keys} FROM stage_{table}
+), before AS (
+    SELECT * FROM {table} SEMI JOIN touched USING ({keys})
+)
+SELECT {coalesced},
+       CASE WHEN b.{key0} IS NULL THEN 'INSERT' WHEN s.{key0} IS NULL THEN 'DELETE' ELSE 'UPDATE' END AS action
+FROM before AS b
+FULL JOIN stage_{table} AS s ON {on}
+WHERE b.{key0} IS NULL OR s.{key0} IS NULL OR ({b_cols}) IS DISTINCT FROM ({s_cols});
+
+DELETE FROM {table} AS t USING apply_action AS a WHERE {t_on_a} AND a.action <> 'INSERT';
+
+INSERT INTO {table} BY NAME
+SELECT s.* FROM stage_{table} AS s SEMI JOIN (SELECT * FROM apply_action WHERE action <> 'DELETE') AS a USING ({keys});
+
+SELECT action, count(*) FROM apply_action GROUP BY action;

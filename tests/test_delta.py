@@ -1,0 +1,189 @@
+"""Delta builds (pipeline/normalize/delta.py) leave the warehouse a full build leaves.
+
+A series of bulk runs, each a day's files with one kind of edit, is loaded by syncs (a delta build
+for each run after the first); then ``rebuild`` loads the same runs with full builds only. Every
+table, the change events and the retired rulings included, must come out the same, and the line
+index must describe the last files either way.
+
+The runs are SYNTHETIC, made by bench/generate.py at a small scale and edited here; no real card
+data is invented.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import logging
+
+import pytest
+
+import pipeline.build
+from bench.generate import API, DATA, JSON_TYPE, Synth, compact
+from pipeline.rawstore import RawStore, read_run
+from pipeline.sync import load_pending, rebuild
+from pipeline.wire import Response
+from support.warehouse_state import ALL_TABLES, fingerprints, query, warehouse_of
+
+TABLES = ALL_TABLES + ("query_card", "line_index.bulk_file", "line_index.card_line", "line_index.ruling_line")
+
+
+@pytest.fixture(autouse=True)
+def sql_path_for_small_runs(monkeypatch):
+    monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 0)
+
+
+class Day:
+    """One day's bulk files: card objects, ruling objects (in file order) and sets, as dicts."""
+
+    def __init__(self, synth: Synth):
+        self.cards = [copy.deepcopy(o) for o in synth.objects]
+        self.rulings = [json.loads(line) for line in synth.ruling_lines()]
+        self.sets = copy.deepcopy(synth.sets)
+
+    def oracle_of(self, card: dict) -> str:
+        return card.get("oracle_id") or card["card_faces"][0]["oracle_id"]
+
+    def rulings_of(self, oracle_id: str) -> list[int]:
+        return [i for i, r in enumerate(self.rulings) if r["oracle_id"] == oracle_id]
+
+
+def write_day(raw, day: Day, n: int, gz: bool = False) -> None:
+    """A complete offline run of the day's files (JSON arrays, one element per line, or gzipped JSON lines)."""
+    run_id = f"200001{n:02d}T000000.000000Z"
+    writer = RawStore(raw).new_run({"mode": "offline", "query": "*", "plan": "bulk", "include_multilingual": True,
+                                    "sources": ["api"], "api_url": API, "synthetic": True}, run_id=run_id)
+    for kind, key, items in (("bulk-cards", "all_cards", day.cards), ("bulk-rulings", "rulings", day.rulings)):
+        url = f"{DATA}/{key}/{key}-{n}.json" + ("l.gz" if gz else "")
+        body = writer.body_file("scryfall-api", url, ".jsonl.gz" if gz else ".json")
+        lines = [compact(item) for item in items]
+        if gz:
+            body.write(gzip.compress("".join(line + "\n" for line in lines).encode("utf-8")))
+        else:
+            body.write(("[\n" + ",\n".join(lines) + "\n]\n").encode("utf-8"))
+        writer.save_file(Response(url=url, final_url=url, status=200, headers={"content-type": "application/json"},
+                                  body=b"", fetched_at=None), body, "scryfall-api", kind, key=key)
+    url = f"{API}/sets"
+    writer.save(Response(url=url, final_url=url, status=200, headers={"content-type": JSON_TYPE},
+                         body=compact({"object": "list", "has_more": False, "data": day.sets}).encode("utf-8"),
+                         fetched_at=None), "scryfall-api", "sets")
+    writer.finish({"requests": 3, "bytes": sum(e.bytes for e in writer.entries)})
+    assert read_run(writer.path).complete
+
+
+def sync_then_rebuild(settings, days, caplog, gz=False):
+    """Load the days by syncs, then by a rebuild; return both fingerprints and the delta log lines."""
+    caplog.set_level(logging.INFO, logger="pipeline")
+    store = RawStore(settings.raw_dir)
+    for n, day in enumerate(days, 1):
+        write_day(settings.raw_dir, day, n, gz=gz)
+        load_pending(settings, store)
+    synced = fingerprints(settings.data_dir, tables=TABLES)
+    deltas = [r.getMessage() for r in caplog.records if r.getMessage().startswith("delta build")]
+    rebuild(settings)
+    rebuilt = fingerprints(settings.data_dir, tables=TABLES)
+    return synced, rebuilt, deltas
+
+
+@pytest.fixture(scope="module")
+def synth():
+    return Synth(0.004, seed=7)  # 140 Oracle cards, 400 card objects, 280 rulings
+
+
+def _edited(days: list[Day], edit) -> Day:
+    day = copy.deepcopy(days[-1])
+    edit(day)
+    days.append(day)
+    return day
+
+
+def test_a_series_of_edits_loads_the_same_by_delta_and_by_full_builds(settings, synth, caplog):
+    base = Day(synth)
+    days = [base]
+    oracle_ids = sorted({base.oracle_of(c) for c in base.cards})
+    with_rulings = [o for o in oracle_ids if len(base.rulings_of(o)) >= 3]
+    gone_card, reordered, extended, symbolic, plain = with_rulings[:5]
+
+    def errata(day):  # text changes of cards and rulings
+        for card in day.cards[:6]:
+            if "oracle_text" in card:
+                card["oracle_text"] += " (Errata.)"
+        for i in range(0, len(day.rulings), 40):
+            day.rulings[i]["comment"] += " (Reworded.)"
+
+    def comings_and_goings(day):  # a card goes (its rulings stay in the file), a card comes, a ruling goes
+        day.cards = [c for c in day.cards if day.oracle_of(c) != gone_card]
+        newcomer = copy.deepcopy(day.cards[0])
+        newcomer.update(id="00000000-0000-5000-8000-000000000001", oracle_id="00000000-0000-5000-8000-0000000000aa",
+                        name="Synthetic Newcomer", set="zzz", collector_number="1")
+        newcomer.pop("card_faces", None)
+        newcomer.setdefault("oracle_text", "Flying")
+        day.cards.append(newcomer)
+        first = day.rulings_of(extended)[0]
+        day.rulings.insert(first, {"object": "ruling", "oracle_id": extended, "source": "wotc",
+                                   "published_at": "2024-02-09", "comment": "A ruling that comes first."})
+        del day.rulings[day.rulings_of(reordered)[-1]]
+
+    def back_and_symbols(day):  # the card comes back; rulings move; a text with and without its symbols
+        day.cards.extend(c for c in base.cards if base.oracle_of(c) == gone_card)
+        a, b = day.rulings_of(reordered)[:2]
+        day.rulings[a], day.rulings[b] = day.rulings[b], day.rulings[a]
+        text = "Pay {2}{U} and tap an untapped creature you control: look at the top card."
+        for oracle_id, comment in ((symbolic, text), (plain, text.replace("{2}{U} ", ""))):
+            at = day.rulings_of(oracle_id)[-1] + 1
+            day.rulings.insert(at, {"object": "ruling", "oracle_id": oracle_id, "source": "wotc",
+                                    "published_at": "2019-05-03", "comment": comment})
+
+    def refusals(day):  # a ruling without a comment, a card object without a collector number
+        day.rulings.insert(3, {"object": "ruling", "oracle_id": oracle_ids[7], "source": "wotc",
+                               "published_at": "2020-01-01"})
+        day.cards[5].pop("collector_number")
+
+    def symbols_lost_goes(day):  # the copy with symbols goes: the plain one stands alone again
+        del day.rulings[next(i for i in day.rulings_of(symbolic) if "{2}{U}" in day.rulings[i]["comment"])]
+
+    for edit in (errata, comings_and_goings, back_and_symbols, refusals, symbols_lost_goes):
+        _edited(days, edit)
+    days.append(copy.deepcopy(days[-1]))  # nothing changed
+
+    synced, rebuilt, deltas = sync_then_rebuild(settings, days, caplog)
+    assert synced == rebuilt
+    assert len(deltas) == len(days) - 1 and all("changed line(s)" in d for d in deltas), deltas
+    assert deltas[-1].startswith("delta build: 0 changed line(s)")
+    # the edits did reach the tables
+    events = dict(query(settings.data_dir, "SELECT kind, count(*) FROM change_event GROUP BY kind"))
+    assert {"card_added", "card_removed", "card_changed", "ruling_added", "ruling_removed"} <= set(events)
+    assert query(settings.data_dir, "SELECT count(*) FROM card WHERE name = 'Synthetic Newcomer'") == [(1,)]
+    statuses = [s for (s,) in query(settings.data_dir, "SELECT status FROM sync_run ORDER BY run_id")]
+    assert statuses[-1] == "no_changes" and statuses[:-1] == ["ok"] * (len(days) - 1)
+
+
+def test_gzipped_json_lines_are_read_again_by_a_scan(settings, synth, caplog):
+    base = Day(synth)
+    days = [base]
+
+    def errata(day):
+        for card in day.cards[10:14]:
+            card["rarity"] = "special"
+        day.rulings[1]["comment"] += " (Reworded.)"
+
+    _edited(days, errata)
+    synced, rebuilt, deltas = sync_then_rebuild(settings, days, caplog, gz=True)
+    assert synced == rebuilt
+    assert len(deltas) == 1 and "changed line(s)" in deltas[0]
+    assert warehouse_of(settings.data_dir).exists()
+
+
+def test_a_day_that_changes_most_lines_gets_a_full_build(settings, synth, caplog):
+    base = Day(synth)
+    days = [base]
+
+    def everything(day):
+        for card in day.cards:
+            card["rarity"] = "special"
+
+    _edited(days, everything)
+    synced, rebuilt, deltas = sync_then_rebuild(settings, days, caplog)
+    assert synced == rebuilt
+    assert deltas == ["delta build: of 400 card lines 400 are new or changed and 400 gone, of 561 ruling lines 0 and 0; "
+                      "full build"]
