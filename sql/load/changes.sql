@@ -36,12 +36,12 @@ WHERE f.before IS DISTINCT FROM f.after
 UNION ALL
 SELECT 'ruling_added', NULL, a.ruling_id, NULL, NULL, NULL, a.text, NULL, coalesce(cr.cards, [])
 FROM added a
-LEFT JOIN (SELECT ruling_id, list(DISTINCT oracle_id ORDER BY oracle_id) AS cards
+LEFT JOIN (SELECT ruling_id, list(oracle_id ORDER BY oracle_id) AS cards
            FROM stage_card_ruling GROUP BY ruling_id) AS cr USING (ruling_id)
 UNION ALL
 SELECT 'ruling_removed', NULL, g.ruling_id, NULL, NULL, g.text, NULL, NULL, coalesce(cr.cards, [])
 FROM gone g
-LEFT JOIN (SELECT ruling_id, list(DISTINCT oracle_id ORDER BY oracle_id) AS cards
+LEFT JOIN (SELECT ruling_id, list(oracle_id ORDER BY oracle_id) AS cards
            FROM card_ruling WHERE ruling_id IN (SELECT ruling_id FROM gone) GROUP BY ruling_id) AS cr
     USING (ruling_id)
 UNION ALL
