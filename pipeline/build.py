@@ -73,9 +73,6 @@ class State:
     # A delta build (normalize/delta.py): the tables it answers for by scope (scope_<table> TEMP
     # tables hold the keys); the others are staged whole.
     scope: tuple[str, ...] = ()
-    # What the load does to the line index: "replace" (n_card_line, n_ruling_line, n_bulk_file),
-    # "patch" (a delta build's changes), None (clear it: the build did not come from one bulk view).
-    line_index: str | None = None
 
 
 @dataclass
@@ -318,21 +315,23 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
     duck.register_functions(con)
     pair = delta.bulk_docs(docs)
     # the rules links depend on every card and ruling: with an edition ingested, builds are full
-    outcome = delta.build(con, docs, query, cache_dir) if pair and use_delta and not got.editions else None
+    outcome = delta.build(con, docs, query, cache_dir, _previous_bulk(runs, query)) \
+        if pair and use_delta and not got.editions else None
     if outcome is not None and outcome.objects and outcome.refused / outcome.objects > MAX_SKIPPED_SHARE:
         outcome = None  # the full read names the first refusals
     if outcome is not None:
-        skipped, total, line_index, scope = outcome.examples, outcome.refused, "patch", delta.SCOPED_TABLES
+        skipped, total, scope = outcome.examples, outcome.refused, delta.SCOPED_TABLES
         log.info("delta build: %d changed line(s), %d card(s) derived again", outcome.changed_lines,
                  outcome.dirty_cards)
     else:
-        indexed = pair is not None and delta.stage_line_files(con, *pair, cache_dir)
+        indexed = pair is not None and cache_dir is not None \
+            and delta.stage_line_files(con, *pair, cache_dir, materialize=False)
         duck.stage_documents(con, docs)
         duck.derive_records(con)
         skipped, total = _refusals(con, docs, order)
-        if not (indexed and delta.index_full(con, *pair, query)):
-            delta.empty_index(con)
-        line_index, scope = "replace", ()
+        if indexed:
+            delta.index_full(con, *pair, query, cache_dir)
+        scope = ()
     duck.release_objects(con)
     if outcome is None:  # a delta build reconciles as it goes
         if not duck.all_anchors(con):
@@ -351,8 +350,22 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
         rulings = [Ruling(ruling_id=r, source=s_, published_at=None, text=x, match_key="")
                    for r, s_, x in con.execute("SELECT ruling_id, source, text FROM n_ruling").fetchall()]
     tables.update(_rules_tables(got, cards, rulings))
-    return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql", scope=scope,
-                 line_index=line_index)
+    return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql", scope=scope)
+
+
+def _previous_bulk(runs: list[RunInfo], query: str) -> tuple[str, str] | None:
+    """The card file and the rulings file (sha256) of the view the warehouse holds before the
+    last of ``runs`` is loaded, when that is the same query's bulk view and no other view."""
+    views = current_runs(sorted(runs, key=lambda r: r.run_id)[:-1])
+    if set(views) != {(query, api.ORIGIN)}:
+        return None
+    entries = [e for e in read_manifest(views[(query, api.ORIGIN)]) if _usable(e)]
+    kinds = [e.kind for e in entries]
+    if set(kinds) - {"bulk-cards", "bulk-rulings", "set", "sets"} or kinds.count("bulk-cards") != 1 \
+            or kinds.count("bulk-rulings") != 1:
+        return None
+    sha = {e.kind: e.sha256 for e in entries}
+    return sha["bulk-cards"], sha["bulk-rulings"]
 
 
 def _refusals(con, docs: list[duck.Doc], order: list[str]) -> tuple[list[str], int]:

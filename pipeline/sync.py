@@ -308,8 +308,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
         except SourceDataError as exc:
             mark_rejected(run, str(exc))
             raise
-        counts = load_run(con, run_row(run, utc_now_iso()), state.tables, document_rows(run),
-                          scope=state.scope, line_index=state.line_index)
+        counts = load_run(con, run_row(run, utc_now_iso()), state.tables, document_rows(run), scope=state.scope)
     except BaseException as exc:  # a signal during the build or the load
         if not _was_signalled(exc):
             raise

@@ -2,8 +2,7 @@
 
 A series of bulk runs, each a day's files with one kind of edit, is loaded by syncs (a delta build
 for each run after the first); then ``rebuild`` loads the same runs with full builds only. Every
-table, the change events and the retired rulings included, must come out the same, and the line
-index must describe the last files either way.
+table, the change events and the retired rulings included, must come out the same.
 
 The runs are SYNTHETIC, made by bench/generate.py at a small scale and edited here; no real card
 data is invented.
@@ -25,7 +24,7 @@ from pipeline.sync import load_pending, rebuild
 from pipeline.wire import Response
 from support.warehouse_state import ALL_TABLES, fingerprints, query, warehouse_of
 
-TABLES = ALL_TABLES + ("query_card", "line_index.bulk_file", "line_index.card_line", "line_index.ruling_line")
+TABLES = ALL_TABLES + ("query_card",)
 
 
 @pytest.fixture(autouse=True)

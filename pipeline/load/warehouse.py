@@ -160,17 +160,6 @@ def _apply_scoped(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, int]:
     return {"inserted": tally["INSERT"], "updated": tally["UPDATE"], "removed": tally["DELETE"]}
 
 
-def _write_line_index(con: duckdb.DuckDBPyConnection, mode: str | None) -> None:
-    """The line index that describes the loaded state (see sql/schema/006_line_index.sql)."""
-    if mode == "patch":
-        files = ["load/line_index_patch.sql"]
-    else:
-        files = ["load/line_index_clear.sql"] + (["load/line_index_replace.sql"] if mode == "replace" else [])
-    for name in files:
-        for statement in con.extract_statements(read_sql(name)):
-            con.execute(statement.query)
-
-
 def _merge(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, int]:
     """Bring ``table`` to the staged state. An empty table takes the rows in one INSERT (a first
     sync, a rebuild): DuckDB writes a large insert straight to the file instead of the log."""
@@ -184,14 +173,13 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, int]:
 
 
 def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Rows],
-             documents: list[dict], scope: tuple[str, ...] = (), line_index: str | None = None
-             ) -> dict[str, dict[str, int]]:
+             documents: list[dict], scope: tuple[str, ...] = ()) -> dict[str, dict[str, int]]:
     """Merge one run's state into the warehouse in a single transaction; return per-table counts.
 
     Order inside the transaction: stage every table, compute the change events against the live
     tables, keep the rulings that go away, merge, record documents, events and the run, check.
     ``scope``: the tables a delta build staged in part (the keys it answers for are in
-    scope_<table>); ``line_index``: what to do with the line index (see build.State).
+    scope_<table>).
     """
     counts: dict[str, dict[str, int]] = {}
     con.execute("BEGIN TRANSACTION")
@@ -205,7 +193,6 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         con.execute(read_sql("load/unretire_rulings.sql"))
         for table in STATE_TABLES:
             counts[table] = _apply_scoped(con, table) if table in scope else _merge(con, table)
-        _write_line_index(con, line_index)
         failpoint("during_load")
         n_changes = con.execute(read_sql("load/insert_change_events.sql"), {"run_id": run_row["run_id"]}).fetchone()[0]
         _stage(con, "raw_document", documents)

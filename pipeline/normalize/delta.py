@@ -1,12 +1,13 @@
-"""The delta build: a new day's bulk files against the line index of the ones the warehouse holds.
+"""The delta build: a new day's bulk files against the ones the warehouse was built from.
 
 Scryfall's bulk files change by a few percent a day, and a full build reads and derives all of
-them again. When the warehouse was built from one bulk view (one query, the card file and the
-rulings file) and the line index of those files is in it (``line_index`` schema, written by every
-load), a build of the next view of the same query:
+them again. The warehouse is a function of the raw store's current views; when it holds one
+bulk view (one query: its card file and its rulings file) and the next run is the same query's
+next bulk view, the build works from the object index of the previous files (what each of their
+lines gave a full read; ``lines.py`` keeps it in the cache, written by the build that read them):
 
-1. hashes each line of the new files (``lines.py``; cached per file) and matches the lines to the
-   index: unchanged, new or changed, gone;
+1. hashes each line of the new files (``lines.py``, cached per file) and matches the lines to
+   the index: unchanged, new or changed, gone;
 2. reads the new and changed lines (staged with the very SQL a full read uses), and from them
    and the index finds the Oracle cards to derive again: the card rows of those a changed, new
    or gone card line is about (``d_dirty``), the sightings of those a changed, new or gone ruling
@@ -14,15 +15,15 @@ load), a build of the next view of the same query:
    away (``d_sighted``);
 3. reads again every line of those cards, derives their printings, card rows and sightings with
    ``sql/normalize/``, and reconciles again the rulings partitions (source, date, symbol-free key)
-   their sightings fall in, with the warehouse's own sightings of the other cards there;
+   whose texts change, with the warehouse's own sightings of the other cards there;
 4. hands the load the staged rows and, per table, the keys of the warehouse rows it answers for
-   (``scope_<table>``), and what changes in the line index.
+   (``scope_<table>``), and saves the object index of the new files for the next day.
 
 Everything else in the warehouse is, by construction, what a full build would write again. The
 test suite checks that a warehouse loaded through delta builds equals one loaded through full
 builds, table by table, change events included (tests/test_delta.py). Where a condition does not
-hold, ``build`` returns None and the caller makes a full build: no index, another query, another
-DuckDB, a line that is not one whole object, a repeated Scryfall id, or more than
+hold, ``build`` returns None and the caller makes a full build: no index of the previous files,
+another query or view, a line that is not one whole object, a repeated Scryfall id, or more than
 ``MAX_CHANGED_SHARE`` of the lines changed (a full read is then as fast).
 """
 
@@ -37,19 +38,14 @@ import duckdb
 
 from ..resources import read_sql
 from . import duck
-from .lines import INDEX_VERSION, read_lines, stage_lines
+from .lines import load_table, object_index_file, read_lines, save_table, stage_lines
 
 log = logging.getLogger(__name__)
 
 # Above this share of changed lines (in either file) a full read costs no more than a delta.
 MAX_CHANGED_SHARE = 0.25
-KINDS = ("bulk-cards", "bulk-rulings")
 # The tables a delta build answers for by scope (the others it stages whole: sets, translations, rules).
 SCOPED_TABLES = ("card", "query_card", "printing", "ruling", "card_ruling", "ruling_sighting")
-
-
-def index_version() -> str:
-    return f"v{INDEX_VERSION}-duckdb{duckdb.__version__}"
 
 
 @dataclass
@@ -85,47 +81,51 @@ def bulk_docs(docs: list[duck.Doc]) -> tuple[duck.Doc, duck.Doc] | None:
     return by_kind["bulk-cards"][0], by_kind["bulk-rulings"][0]
 
 
-def stage_line_files(con, cards: duck.Doc, rulings: duck.Doc, cache_dir: Path | None) -> bool:
+def stage_line_files(con, cards: duck.Doc, rulings: duck.Doc, cache_dir: Path | None, materialize: bool = True) -> bool:
     """lines_cards and lines_rulings (TEMP); whether both files are one object per line."""
     return stage_lines(con, [("lines_cards", cards.path, cards.sha256), ("lines_rulings", rulings.path, rulings.sha256)],
-                       cache_dir)
+                       cache_dir, materialize)
 
 
-def index_full(con, cards: duck.Doc, rulings: duck.Doc, query: str) -> bool:
-    """After a full read of the two files: n_card_line, n_ruling_line and n_bulk_file for the load.
-    False (and empty tables) when the lines and the objects read do not match one to one."""
-    usable = run_script(con, read_sql("delta/index_full.sql"), {
-        "cards_seq": cards.file_seq, "rulings_seq": rulings.file_seq, "whole": cards.terms is None}).fetchone()[0]
-    if not usable:
-        empty_index(con)
+def index_full(con, cards: duck.Doc, rulings: duck.Doc, query: str, cache_dir: Path | None) -> bool:
+    """After a full read of the two files: their object index, saved in the cache for the next
+    day's delta. False when the lines and the objects read do not match one to one."""
+    if cache_dir is None or not (cards.sha256 and rulings.sha256):
         return False
-    _bulk_file_rows(con, cards, rulings, query)
+    seqs = {"cards_seq": cards.file_seq, "rulings_seq": rulings.file_seq}
+    if not con.execute(read_sql("delta/index_full.sql"), {**seqs, "whole": cards.terms is None}).fetchone()[0]:
+        return False
+    save_table(con, f"({read_sql('delta/index_cards.sql')})", object_index_file(cache_dir, cards.sha256, cards.kind, query),
+               {"cards_seq": cards.file_seq})
+    save_table(con, f"({read_sql('delta/index_rulings.sql')})",
+               object_index_file(cache_dir, rulings.sha256, rulings.kind, query), {"rulings_seq": rulings.file_seq})
     return True
 
 
-def empty_index(con) -> None:
-    """The line index a load writes when its build did not come from one bulk view: none."""
-    con.execute("CREATE OR REPLACE TEMP TABLE n_card_line AS SELECT * FROM line_index.card_line LIMIT 0")
-    con.execute("CREATE OR REPLACE TEMP TABLE n_ruling_line AS SELECT * FROM line_index.ruling_line LIMIT 0")
-    con.execute("CREATE OR REPLACE TEMP TABLE n_bulk_file AS SELECT * FROM line_index.bulk_file LIMIT 0")
+def _save_index(con, cards: duck.Doc, rulings: duck.Doc, query: str, cache_dir: Path) -> None:
+    save_table(con, "n_card_line", object_index_file(cache_dir, cards.sha256, cards.kind, query))
+    save_table(con, "n_ruling_line", object_index_file(cache_dir, rulings.sha256, rulings.kind, query))
 
 
-def _bulk_file_rows(con, cards: duck.Doc, rulings: duck.Doc, query: str) -> None:
-    con.execute("CREATE OR REPLACE TEMP TABLE n_bulk_file AS SELECT * FROM line_index.bulk_file LIMIT 0")
-    con.executemany("INSERT INTO n_bulk_file VALUES (?, ?, ?, ?)",
-                    [(doc.kind, query, doc.doc_id, index_version()) for doc in (cards, rulings)])
+def _load_index(con, previous: tuple[str, str], query: str, cache_dir: Path) -> bool:
+    """old_card_line and old_ruling_line: the object index of the previous view's files."""
+    cards_sha, rulings_sha = previous
+    return load_table(con, "old_card_line", object_index_file(cache_dir, cards_sha, "bulk-cards", query)) \
+        and load_table(con, "old_ruling_line", object_index_file(cache_dir, rulings_sha, "bulk-rulings", query))
 
 
-def _indexed(con, query: str) -> bool:
-    rows = con.execute("SELECT kind, query, version FROM line_index.bulk_file").fetchall()
-    return sorted(kind for kind, q, version in rows if q == query and version == index_version()) == list(KINDS) \
-        and len(rows) == 2
+def build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cache_dir: Path | None,
+          previous: tuple[str, str] | None) -> Outcome | None:
+    """The delta build on ``con`` (the warehouse attached), or None where a full build is needed.
 
-
-def build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cache_dir: Path | None) -> Outcome | None:
-    """The delta build on ``con`` (the warehouse attached), or None where a full build is needed."""
+    ``previous``: the sha256 of the card file and the rulings file of the view the warehouse
+    holds now (the same query's previous bulk view, and no other view), or None.
+    """
     pair = bulk_docs(docs)
-    if pair is None or not _indexed(con, query):
+    if pair is None or previous is None or cache_dir is None:
+        return None
+    if not _load_index(con, previous, query, cache_dir):
+        log.info("delta build: no object index of the previous files in the cache; full build")
         return None
     cards, rulings = pair
     if not stage_line_files(con, cards, rulings, cache_dir):
@@ -177,8 +177,8 @@ def build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cach
                  "normalize/65_card_ruling.sql"):
         run_script(con, read_sql(name))
     run_script(con, read_sql("delta/scopes.sql"), {"query": query})
-    objects, refused = run_script(con, read_sql("delta/index_patch.sql")).fetchone()
-    _bulk_file_rows(con, cards, rulings, query)
+    objects, refused = run_script(con, read_sql("delta/new_index.sql")).fetchone()
+    _save_index(con, cards, rulings, query, cache_dir)
     dirty = con.execute("SELECT count(*) FROM (SELECT oracle_id FROM d_dirty UNION SELECT oracle_id FROM d_sighted)"
                         ).fetchone()[0]
     return Outcome(objects=int(objects), refused=int(refused),
@@ -205,8 +205,7 @@ def _read_again(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Doc, ste
             return False
         path = stem.with_name(f"{stem.name}-{label}.jsonl")
         with open(path, "w", encoding="utf-8") as fh:
-            for _, text in texts:
-                fh.write(text.rstrip(",") + "\n")
+            fh.writelines(text.rstrip(",") + "\n" for _, text in texts)
         staged = duck.Doc(file_seq=-1, run_id=doc.run_id, doc_id=doc.doc_id, kind=doc.kind, key=doc.key, path=path,
                           name=doc.name, terms=doc.terms, place=doc.place)
         try:
@@ -228,4 +227,4 @@ def _read_again(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Doc, ste
     return True
 
 
-__all__ = ["build", "bulk_docs", "index_full", "empty_index", "stage_line_files", "SCOPED_TABLES", "Outcome"]
+__all__ = ["SCOPED_TABLES", "Outcome", "build", "bulk_docs", "index_full", "stage_line_files"]

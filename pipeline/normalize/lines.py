@@ -2,14 +2,17 @@
 compared with today's line by line instead of being read whole.
 
 Scryfall writes its bulk files one object per line (a JSON array with an element per line, or
-JSON lines). ``sql/delta/scan_lines.sql`` hashes each line; the index of a file depends on its
-bytes alone, so it is kept in a cache folder under the body's sha256 and computed once per file
-(deleting the cache costs time, never data). ``read_lines`` gives back the text of chosen lines:
-by seeking in a plain file, by one more scan in a gzipped one.
+JSON lines). ``sql/delta/scan_lines.sql`` hashes each line. The scan of a file depends on its
+bytes alone, and its object index (what each line gave a full read, normalize/delta.py) on its
+bytes and the view's query: both are kept in the cache folder (``data/cache/lines/``) under the
+body's sha256 and computed once per file. Deleting the cache costs time, never data.
+``read_lines`` gives back the text of chosen lines: by seeking in a plain file, by one more scan
+in a gzipped one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import secrets
@@ -30,14 +33,52 @@ def _cache_file(cache_dir: Path, sha256: str) -> Path:
     return cache_dir / "lines" / f"{sha256}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
 
 
+def object_index_file(cache_dir: Path, sha256: str, kind: str, query: str) -> Path:
+    """Where the object index of a bulk file is kept: what each of its lines gave a full read
+    (normalize/delta.py). A function of the file's bytes and, for the card file, of the view's
+    query (which lines it keeps), so any build that read the file may write it."""
+    tag = "cards-" + hashlib.sha256(query.encode("utf-8")).hexdigest()[:16] if kind == "bulk-cards" else "rulings"
+    return cache_dir / "lines" / f"{sha256}-{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
+
+
+def save_table(con: duckdb.DuckDBPyConnection, source: str, target: Path, params: dict | None = None) -> None:
+    """Write a TEMP table, or the rows of a query (``source`` in parentheses), to a parquet file
+    of the cache: whole, then renamed into place."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(3)}")
+    try:
+        con.execute(f"COPY {source} TO {_quoted(partial)} (FORMAT parquet)", params)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def load_table(con: duckdb.DuckDBPyConnection, table: str, source: Path) -> bool:
+    """TEMP TABLE ``table`` from a parquet file of the cache; False if there is none."""
+    if not source.is_file():
+        return False
+    _clear(con, table)
+    con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM read_parquet($file)", {"file": str(source)})
+    return True
+
+
+def _clear(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Drop the TEMP table or view ``name`` (a build may have made either of that name)."""
+    for kind in ("TABLE", "VIEW"):
+        try:
+            con.execute(f"DROP {kind} IF EXISTS temp.main.{name}")
+        except duckdb.CatalogException:  # the other kind
+            pass
+
+
 def _quoted(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
 def stage_lines(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path, str | None]],
-                cache_dir: Path | None) -> bool:
+                cache_dir: Path | None, materialize: bool = True) -> bool:
     """For each (table, path, sha256): TEMP TABLE ``table`` (ord, h, n, off, len, ok) of the
-    file's object lines, from the cache when there. Files not in the cache are scanned at the
+    file's object lines, from the cache when there (``materialize`` false: a TEMP view over it). Files not in the cache are scanned at the
     same time, each on a cursor of its own, into the cache. Returns whether every file could be
     split in lines and is one whole object per line (its index usable)."""
     if cache_dir is None or not all(sha256 for _, _, sha256 in files):
@@ -49,8 +90,11 @@ def stage_lines(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path, str
     if not all(scanned):
         return False
     for table, _, _ in files:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM read_parquet($file)",
-                    {"file": str(cached[table])})
+        if materialize:
+            load_table(con, table, cached[table])
+        else:  # read once or twice: a view over the file
+            _clear(con, table)
+            con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM read_parquet({_quoted(cached[table])})")
     return all(_usable(con, table) for table, _, _ in files)
 
 
@@ -61,7 +105,7 @@ def _scan(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> bool:
     except duckdb.Error as exc:  # a line longer than the reader takes, a broken gzip stream...
         log.info("no line index for %s: %s", path.name, str(exc).splitlines()[0])
         return False
-    con.execute(f"DROP TABLE IF EXISTS {table}")
+    _clear(con, table)
     con.execute(f"ALTER TABLE line_scan RENAME TO {table}")
     return True
 
@@ -71,13 +115,7 @@ def _scan_to_cache(cursor: duckdb.DuckDBPyConnection, path: Path, cached: Path) 
     try:
         if not _scan(cursor, path, "line_scanned"):
             return False
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        partial = cached.with_name(f".{cached.name}.tmp-{os.getpid()}-{secrets.token_hex(3)}")
-        try:
-            cursor.execute(f"COPY line_scanned TO {_quoted(partial)} (FORMAT parquet)")
-            os.replace(partial, cached)
-        finally:
-            partial.unlink(missing_ok=True)
+        save_table(cursor, "line_scanned", cached)
         return True
     finally:
         cursor.close()
