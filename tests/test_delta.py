@@ -141,7 +141,23 @@ def test_a_series_of_edits_loads_the_same_by_delta_and_by_full_builds(settings, 
     def symbols_lost_goes(day):  # the copy with symbols goes: the plain one stands alone again
         del day.rulings[next(i for i in day.rulings_of(symbolic) if "{2}{U}" in day.rulings[i]["comment"])]
 
-    for edit in (errata, comings_and_goings, back_and_symbols, refusals, symbols_lost_goes):
+    def reversible(day):  # a printing becomes a reversible card whose faces are two Oracle cards
+        card = next(c for c in day.cards if c["lang"] == "en" and "card_faces" not in c and day.oracle_of(c) != plain)
+        first, second = day.oracle_of(card), plain
+        face = {"object": "card_face", "mana_cost": card["mana_cost"], "type_line": card["type_line"],
+                "oracle_text": card["oracle_text"], "colors": card["colors"], "cmc": card["cmc"]}
+        card["card_faces"] = [{**face, "oracle_id": first, "name": card["name"]},
+                              {**face, "oracle_id": second, "name": card["name"] + " Back", "oracle_text": "Reach"}]
+        card["layout"] = "reversible_card"
+        card["id"] = "00000000-0000-5000-8000-000000000000"  # the smallest id: its faces become both cards' rows
+        for key in ("oracle_id", "mana_cost", "oracle_text", "colors", "type_line"):
+            card.pop(key)
+
+    def reversible_goes(day):  # and the printing is gone again
+        day.cards = [c for c in day.cards if c.get("layout") != "reversible_card"]
+
+    for edit in (errata, comings_and_goings, back_and_symbols, refusals, symbols_lost_goes, reversible,
+                 reversible_goes):
         _edited(days, edit)
     days.append(copy.deepcopy(days[-1]))  # nothing changed
 
@@ -153,6 +169,8 @@ def test_a_series_of_edits_loads_the_same_by_delta_and_by_full_builds(settings, 
     events = dict(query(settings.data_dir, "SELECT kind, count(*) FROM change_event GROUP BY kind"))
     assert {"card_added", "card_removed", "card_changed", "ruling_added", "ruling_removed"} <= set(events)
     assert query(settings.data_dir, "SELECT count(*) FROM card WHERE name = 'Synthetic Newcomer'") == [(1,)]
+    assert query(settings.data_dir, "SELECT count(*) FROM change_event WHERE run_id = '20000107T000000.000000Z' "
+                                    "AND kind = 'card_changed' AND after = 'Reach'") == [(1,)]
     statuses = [s for (s,) in query(settings.data_dir, "SELECT status FROM sync_run ORDER BY run_id")]
     assert statuses[-1] == "no_changes" and statuses[:-1] == ["ok"] * (len(days) - 1)
 
@@ -186,3 +204,54 @@ def test_a_day_that_changes_most_lines_gets_a_full_build(settings, synth, caplog
     assert synced == rebuilt
     assert deltas == ["delta build: of 400 card lines 400 are new or changed and 400 gone, of 561 ruling lines 0 and 0; "
                       "full build"]
+
+
+def test_without_the_cache_or_with_lines_that_are_not_objects_the_builds_are_full(settings, synth, caplog):
+    """A lost cache, then a day written as an indented JSON document (an object spans many
+    lines): full builds, the same tables."""
+    import shutil
+
+    base = Day(synth)
+    days = [base]
+
+    def errata(day):
+        day.rulings[2]["comment"] += " (Reworded.)"
+
+    _edited(days, errata)
+    _edited(days, errata)
+    caplog.set_level(logging.INFO, logger="pipeline")
+    store = RawStore(settings.raw_dir)
+    write_day(settings.raw_dir, days[0], 1)
+    load_pending(settings, store)
+    shutil.rmtree(settings.cache_dir)
+    write_day(settings.raw_dir, days[1], 2)
+    load_pending(settings, store)
+    indented = RawStore(settings.raw_dir)
+    write_day(settings.raw_dir, days[2], 3)
+    run = read_run(settings.raw_dir / "20000103T000000.000000Z")
+    for path in (run.path / "docs" / "scryfall-api").glob("*.json"):
+        if "all_cards" in path.name:
+            items = json.loads(path.read_text("utf-8"))
+            path.write_text(json.dumps(items, indent=1, ensure_ascii=False), "utf-8")
+    _fix_manifest(run.path)
+    load_pending(settings, indented)
+    messages = [r.getMessage() for r in caplog.records]
+    assert "delta build: no object index of the previous files in the cache; full build" in messages
+    assert "delta build: a bulk file is not one object per line; full build" in messages
+    assert not [m for m in messages if "changed line(s)" in m]
+    synced = fingerprints(settings.data_dir, tables=TABLES)
+    rebuild(settings)
+    assert fingerprints(settings.data_dir, tables=TABLES) == synced
+
+
+def _fix_manifest(run_path):
+    """A body rewritten in place: its manifest entry gets the new size and sha256."""
+    import hashlib
+
+    lines = []
+    for line in (run_path / "manifest.jsonl").read_text("utf-8").splitlines():
+        entry = json.loads(line)
+        body = (run_path / entry["path"]).read_bytes()
+        entry.update(bytes=len(body), sha256=hashlib.sha256(body).hexdigest())
+        lines.append(json.dumps(entry, sort_keys=True))
+    (run_path / "manifest.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
