@@ -7,8 +7,9 @@ Per scale: generate (or reuse) two synthetic bulk runs (bench/generate.py), then
 step in a child process of its own:
   floor        DuckDB's read_json of the base run's raw files into plain tables, nothing else
   first sync   casefile sync --offline <base run> into an empty data folder
-  rebuild      casefile rebuild (the warehouse from raw, one run)
-  incremental  casefile sync --offline <changed run>: 1 % of card objects and rulings edited
+  rebuild      casefile rebuild (the warehouse from raw, one run), then again without data/cache/
+  incremental  casefile sync --offline <changed run>: 1 % of card objects and rulings edited (a
+               delta build: pipeline/normalize/delta.py)
   search       median of N `casefile search` queries (pipeline/lookup.py) on a read-only connection
   reports      each `casefile report` (sets, colors, rulings), rendered as a table
 and once: the API plan of the Case query against the loopback FakeScryfall of the tests.
@@ -144,6 +145,10 @@ def bench_scale(scale: float, n_searches: int, keep: bool) -> dict:
     (base_dir / "floor.duckdb").unlink(missing_ok=True)
     first = child("first sync", ["casefile", "--data-dir", str(data), "-q", "sync", "--offline", str(runs["base"])])
     rebuild = child("rebuild", ["casefile", "--data-dir", str(data), "-q", "rebuild"])
+    # The same without data/cache/ (the line scans the first sync kept): what a rebuild costs
+    # after the cache is deleted. It writes the cache again, so the incremental sync is as before.
+    shutil.rmtree(data / "cache", ignore_errors=True)
+    cold = child("rebuild without cache", ["casefile", "--data-dir", str(data), "-q", "rebuild"])
     incremental = child("incremental", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q", "sync",
                                         "--offline", str(runs["changed"])])
     summary = json.loads(incremental["stdout"].strip().splitlines()[-1])
@@ -160,10 +165,12 @@ def bench_scale(scale: float, n_searches: int, keep: bool) -> dict:
         "first_sync_s": round(first["seconds"], 3),
         "rebuild_s": round(rebuild["seconds"], 3), "rebuild_wall_s": round(rebuild["wall_s"], 3),
         "ratio": round(rebuild["seconds"] / floor["seconds"], 3),
+        "rebuild_cold_s": round(cold["seconds"], 3),
         "incremental_s": round(incremental["seconds"], 3),
         "incremental_vs_rebuild": round(incremental["seconds"] / rebuild["seconds"], 3),
         "incremental_changes": {k: summary.get(k) for k in ("inserted", "updated", "removed")},
-        "peak_rss_mb": round(max(first["peak_rss_mb"], rebuild["peak_rss_mb"], incremental["peak_rss_mb"]), 1),
+        "peak_rss_mb": round(max(first["peak_rss_mb"], rebuild["peak_rss_mb"], cold["peak_rss_mb"],
+                                 incremental["peak_rss_mb"]), 1),
         "rebuild_rss_mb": round(rebuild["peak_rss_mb"], 1), "floor_rss_mb": round(floor["peak_rss_mb"], 1),
         "search_ms_p50": round(statistics.median(times), 2), "search_ms_max": round(max(times), 2),
         "searches": len(times),
@@ -180,6 +187,7 @@ def show(fig: dict) -> None:
                        ("incremental sync (1 % changed)", "incremental_s")):
         print(f"  {label:<36} {fig[key]:8.3f} s   {fig[key] / f:4.2f}x floor")
     print(f"  rebuild process wall time            {fig['rebuild_wall_s']:8.3f} s   {fig['rebuild_wall_s'] / f:4.2f}x floor")
+    print(f"  rebuild without data/cache/          {fig['rebuild_cold_s']:8.3f} s   {fig['rebuild_cold_s'] / f:4.2f}x floor")
     print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}")
     print(f"  peak RSS                             {fig['peak_rss_mb']:8.1f} MB  (floor process {fig['floor_rss_mb']} MB)")
     print(f"  rulings search, median of {fig['searches']}         {fig['search_ms_p50']:8.2f} ms  (max {fig['search_ms_max']} ms)")
