@@ -255,3 +255,23 @@ def _fix_manifest(run_path):
         entry.update(bytes=len(body), sha256=hashlib.sha256(body).hexdigest())
         lines.append(json.dumps(entry, sort_keys=True))
     (run_path / "manifest.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def test_a_delta_build_that_fails_gives_way_to_a_full_build(settings, synth, caplog, monkeypatch):
+    from pipeline.normalize import delta
+
+    base = Day(synth)
+    days = [base]
+
+    def errata(day):
+        day.rulings[2]["comment"] += " (Reworded.)"
+
+    _edited(days, errata)
+    real = delta.read_sql
+    monkeypatch.setattr(delta, "read_sql", lambda name: "SELECT * FROM no_such_table" if name == "delta/partitions.sql"
+                        else real(name))
+    synced, rebuilt, deltas = sync_then_rebuild(settings, days, caplog)
+    assert synced == rebuilt
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(w.startswith("delta build failed (CatalogException") and w.endswith("; full build") for w in warnings)
+    assert deltas == [w for w in warnings if w.startswith("delta build")]

@@ -119,8 +119,22 @@ def build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cach
     """The delta build on ``con`` (the warehouse attached), or None where a full build is needed.
 
     ``previous``: the sha256 of the card file and the rulings file of the view the warehouse
-    holds now (the same query's previous bulk view, and no other view), or None.
+    holds now (the same query's previous bulk view, and no other view), or None. An error of
+    the delta build itself (a cache file that cannot be read, a query that fails) is logged as a
+    warning and answered with a full build: an unattended sync still loads its run. An
+    interruption (SIGTERM) is not.
     """
+    try:
+        return _build(con, docs, query, cache_dir, previous)
+    except duckdb.InterruptException:
+        raise
+    except (duckdb.Error, OSError, UnicodeDecodeError) as exc:
+        log.warning("delta build failed (%s: %s); full build", exc.__class__.__name__, str(exc).splitlines()[0])
+        return None
+
+
+def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cache_dir: Path | None,
+           previous: tuple[str, str] | None) -> Outcome | None:
     pair = bulk_docs(docs)
     if pair is None or previous is None or cache_dir is None:
         return None
