@@ -22,7 +22,8 @@ def collect_status(settings: Settings, recent: int = 5) -> dict:
         by_status[run.status] = by_status.get(run.status, 0) + 1
     info = {
         "paths": {"data_dir": str(settings.data_dir), "raw_dir": str(settings.raw_dir),
-                  "warehouse": str(settings.warehouse_path), "lock": str(settings.lock_path)},
+                  "warehouse": str(settings.warehouse_path), "lock": str(settings.lock_path),
+                  "cache": str(settings.cache_dir)},
         "sync_running_pid": holder_pid(settings.lock_path),
         "runs": {"total": len(runs), "complete": by_status.get("complete", 0),
                  "failed": sum(v for k, v in by_status.items() if k not in ("complete", "incomplete")),
