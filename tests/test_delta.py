@@ -275,3 +275,33 @@ def test_a_delta_build_that_fails_gives_way_to_a_full_build(settings, synth, cap
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any(w.startswith("delta build failed (CatalogException") and w.endswith("; full build") for w in warnings)
     assert deltas == [w for w in warnings if w.startswith("delta build")]
+
+
+def test_prices_and_ranks_that_change_every_day_do_not_make_a_card_line_changed(settings, synth, caplog):
+    """Scryfall's card objects carry prices and ranks that change daily; casefile does not read
+    them, so a day where only they move (and a few cards get errata) is still a delta."""
+    import re
+
+    from pipeline.normalize import delta
+    from pipeline.normalize.duck import CARD_COLUMNS
+
+    assert not set(delta.VOLATILE_FIELD_NAMES) & set(CARD_COLUMNS)
+    line = compact({"object": "card", "id": "x", "prices": {"usd": "0.25", "eur": None}, "edhrec_rank": 12,
+                    "oracle_text": 'Say \"prices\":{} aloud.', "penny_rank": 3})
+    assert re.sub(delta.VOLATILE_CARD_FIELDS, "", line) == \
+        '{"object":"card","id":"x",,,"oracle_text":"Say \\"prices\\":{} aloud.",}'  # the text is left alone
+    base = Day(synth)
+    for i, card in enumerate(base.cards):
+        card.update(prices={"usd": f"{i % 7}.25", "usd_foil": None, "tix": "0.03"}, edhrec_rank=1000 + i)
+    days = [base]
+
+    def a_day_of_prices(day):
+        for i, card in enumerate(day.cards):
+            card["prices"]["usd"] = f"{i % 5}.50"
+            card["edhrec_rank"] += 1
+        day.cards[3]["rarity"] = "special"
+
+    _edited(days, a_day_of_prices)
+    synced, rebuilt, deltas = sync_then_rebuild(settings, days, caplog)
+    assert synced == rebuilt
+    assert len(deltas) == 1 and deltas[0].startswith("delta build: 2 changed line(s)"), deltas

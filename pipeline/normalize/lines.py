@@ -29,8 +29,9 @@ log = logging.getLogger(__name__)
 INDEX_VERSION = 1
 
 
-def _cache_file(cache_dir: Path, sha256: str) -> Path:
-    return cache_dir / "lines" / f"{sha256}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
+def _cache_file(cache_dir: Path, sha256: str, ignore: str | None) -> Path:
+    tag = "-" + hashlib.sha256(ignore.encode("utf-8")).hexdigest()[:12] if ignore else ""
+    return cache_dir / "lines" / f"{sha256}{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
 
 
 def object_index_file(cache_dir: Path, sha256: str, kind: str, query: str) -> Path:
@@ -75,33 +76,35 @@ def _quoted(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
-def stage_lines(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path, str | None]],
+def stage_lines(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path, str | None, str | None]],
                 cache_dir: Path | None, materialize: bool = True) -> bool:
-    """For each (table, path, sha256): TEMP TABLE ``table`` (ord, h, n, off, len, ok) of the
-    file's object lines, from the cache when there (``materialize`` false: a TEMP view over it). Files not in the cache are scanned at the
+    """For each (table, path, sha256, ignore): TEMP TABLE ``table`` (ord, h, n, off, len, ok) of
+    the file's object lines, hashed without what the regular expression ``ignore`` matches, from
+    the cache when there (``materialize`` false: a TEMP view over it). Files not in the cache are scanned at the
     same time, each on a cursor of its own, into the cache. Returns whether every file could be
     split in lines and is one whole object per line (its index usable)."""
-    if cache_dir is None or not all(sha256 for _, _, sha256 in files):
-        return all(_scan(con, path, table) and _usable(con, table) for table, path, _ in files)
-    cached = {table: _cache_file(cache_dir, sha256) for table, _, sha256 in files}
-    todo = [(con.cursor(), path, cached[table]) for table, path, _ in files if not cached[table].is_file()]
+    if cache_dir is None or not all(sha256 for _, _, sha256, _ in files):
+        return all(_scan(con, path, table, ignore) and _usable(con, table) for table, path, _, ignore in files)
+    cached = {table: _cache_file(cache_dir, sha256, ignore) for table, _, sha256, ignore in files}
+    todo = [(con.cursor(), path, cached[table], ignore) for table, path, _, ignore in files
+            if not cached[table].is_file()]
     with ThreadPoolExecutor(max(1, len(todo))) as pool:
         scanned = list(pool.map(lambda job: _scan_to_cache(*job), todo))
     if not all(scanned):
         return False
-    for table, _, _ in files:
+    for table, _, _, _ in files:
         if materialize:
             load_table(con, table, cached[table])
         else:  # read once or twice: a view over the file
             _clear(con, table)
             con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM read_parquet({_quoted(cached[table])})")
-    return all(_usable(con, table) for table, _, _ in files)
+    return all(_usable(con, table) for table, _, _, _ in files)
 
 
-def _scan(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> bool:
+def _scan(con: duckdb.DuckDBPyConnection, path: Path, table: str, ignore: str | None) -> bool:
     """TEMP TABLE ``table`` from a scan of the file; False if DuckDB cannot split it in lines."""
     try:
-        con.execute(read_sql("delta/scan_lines.sql"), {"file": str(path)})
+        con.execute(read_sql("delta/scan_lines.sql"), {"file": str(path), "ignore": ignore})
     except duckdb.Error as exc:  # a line longer than the reader takes, a broken gzip stream...
         log.info("no line index for %s: %s", path.name, str(exc).splitlines()[0])
         return False
@@ -110,10 +113,10 @@ def _scan(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> bool:
     return True
 
 
-def _scan_to_cache(cursor: duckdb.DuckDBPyConnection, path: Path, cached: Path) -> bool:
+def _scan_to_cache(cursor: duckdb.DuckDBPyConnection, path: Path, cached: Path, ignore: str | None) -> bool:
     """Scan the file on its own cursor into the cache (written whole, then renamed)."""
     try:
-        if not _scan(cursor, path, "line_scanned"):
+        if not _scan(cursor, path, "line_scanned", ignore):
             return False
         save_table(cursor, "line_scanned", cached)
         return True

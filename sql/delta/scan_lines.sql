@@ -2,7 +2,9 @@
 -- lines; gzipped or not), as TEMP TABLE line_scan:
 --   ord  the object's place in the file, as read_json numbers it (0, 1, ...)
 --   h    a hash of the line's text (the comma that separates array elements included: the last
---        element of an array has none, so a line that stops being the last one reads as changed)
+--        element of an array has none, so a line that stops being the last one reads as changed),
+--        without what $ignore matches (a regular expression, or NULL: fields casefile does not
+--        read that change every day, pipeline/normalize/delta.py VOLATILE_CARD_FIELDS)
 --   n    how many identical lines come before it (0 for most): (h, n) names a line in a file
 --   off, len  where the line's bytes are (meaningful in a plain file, not in a gzipped one)
 --   ok   the line looks like one whole object: it starts with { and ends with } (comma aside)
@@ -11,7 +13,8 @@
 -- the \r: read_lines checks each line it reads against its hash, so such a file is read whole.
 CREATE OR REPLACE TEMP TABLE line_scan AS
 WITH raw AS (
-    SELECT row_number() OVER () AS rn, strlen(line) AS len, hash(line) AS h,
+    SELECT row_number() OVER () AS rn, strlen(line) AS len,
+        hash(CASE WHEN $ignore IS NULL THEN line ELSE regexp_replace(line, $ignore, '', 'g') END) AS h,
         CASE WHEN strlen(line) > 2 THEN false ELSE trim(line) IN ('[', ']', '') END AS frame,
         starts_with(line, '{') AND (suffix(line, '}') OR suffix(line, '},')) AS ok
     FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
