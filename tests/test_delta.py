@@ -305,3 +305,20 @@ def test_prices_and_ranks_that_change_every_day_do_not_make_a_card_line_changed(
     synced, rebuilt, deltas = sync_then_rebuild(settings, days, caplog)
     assert synced == rebuilt
     assert len(deltas) == 1 and deltas[0].startswith("delta build: 2 changed line(s)"), deltas
+
+
+def test_a_cache_that_cannot_be_written_costs_the_delta_not_the_sync(settings, synth, caplog):
+    base = Day(synth)
+    days = [base]
+
+    def errata(day):
+        day.rulings[2]["comment"] += " (Reworded.)"
+
+    _edited(days, errata)
+    settings.cache_dir.parent.mkdir(parents=True, exist_ok=True)
+    settings.cache_dir.write_text("not a folder")
+    synced, rebuilt, deltas = sync_then_rebuild(settings, days, caplog)
+    assert synced == rebuilt
+    assert deltas == ["delta build: no object index of the previous files in the cache; full build"]
+    assert any(r.levelno == logging.WARNING and r.getMessage().startswith("cannot write") for r in caplog.records)
+    assert query(settings.data_dir, "SELECT count(*) FROM sync_run") == [(2,)]

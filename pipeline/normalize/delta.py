@@ -101,10 +101,14 @@ def index_full(con, cards: duck.Doc, rulings: duck.Doc, query: str, cache_dir: P
     seqs = {"cards_seq": cards.file_seq, "rulings_seq": rulings.file_seq}
     if not con.execute(read_sql("delta/index_full.sql"), {**seqs, "whole": cards.terms is None}).fetchone()[0]:
         return False
-    save_table(con, f"({read_sql('delta/index_cards.sql')})", object_index_file(cache_dir, cards.sha256, cards.kind, query),
-               {"cards_seq": cards.file_seq})
-    save_table(con, f"({read_sql('delta/index_rulings.sql')})",
-               object_index_file(cache_dir, rulings.sha256, rulings.kind, query), {"rulings_seq": rulings.file_seq})
+    try:
+        save_table(con, f"({read_sql('delta/index_cards.sql')})",
+                   object_index_file(cache_dir, cards.sha256, cards.kind, query), {"cards_seq": cards.file_seq})
+        save_table(con, f"({read_sql('delta/index_rulings.sql')})",
+                   object_index_file(cache_dir, rulings.sha256, rulings.kind, query), {"rulings_seq": rulings.file_seq})
+    except (OSError, duckdb.IOException) as exc:  # the cache cannot be written: the next sync is a full build
+        log.warning("cannot write the object index to %s: %s", cache_dir, str(exc).splitlines()[0])
+        return False
     return True
 
 
@@ -198,7 +202,10 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
         run_script(con, read_sql(name))
     run_script(con, read_sql("delta/scopes.sql"), {"query": query})
     objects, refused = run_script(con, read_sql("delta/new_index.sql")).fetchone()
-    _save_index(con, cards, rulings, query, cache_dir)
+    try:
+        _save_index(con, cards, rulings, query, cache_dir)
+    except (OSError, duckdb.IOException) as exc:  # the run still loads; the next sync is a full build
+        log.warning("cannot write the object index to %s: %s", cache_dir, str(exc).splitlines()[0])
     dirty = con.execute("SELECT count(*) FROM (SELECT oracle_id FROM d_dirty UNION SELECT oracle_id FROM d_sighted)"
                         ).fetchone()[0]
     return Outcome(objects=int(objects), refused=int(refused),

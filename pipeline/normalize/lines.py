@@ -120,6 +120,9 @@ def _scan_to_cache(cursor: duckdb.DuckDBPyConnection, path: Path, cached: Path, 
             return False
         save_table(cursor, "line_scanned", cached)
         return True
+    except (OSError, duckdb.Error) as exc:  # the cache cannot be written (a full disk): no delta
+        log.warning("cannot write %s: %s", cached, str(exc).splitlines()[0])
+        return False
     finally:
         cursor.close()
 
