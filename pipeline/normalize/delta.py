@@ -45,7 +45,8 @@ log = logging.getLogger(__name__)
 # Above this share of changed lines (in either file) a full read costs no more than a delta.
 MAX_CHANGED_SHARE = 0.25
 # Fields of Scryfall's card objects that casefile does not read (duck.CARD_COLUMNS) and that
-# Scryfall rewrites every day: a card line that differs only there is the same card for casefile.
+# Scryfall updates daily (prices: https://scryfall.com/docs/api/bulk-data): a card line that
+# differs only there is the same card for casefile.
 # They are taken out of a card line before it is hashed. The pattern cannot match inside a JSON
 # string, where a quote is escaped. A test checks none of them is among the columns read.
 VOLATILE_CARD_FIELDS = r'"prices":\{[^{}]*\}|"edhrec_rank":[0-9]+|"penny_rank":[0-9]+'
