@@ -73,6 +73,9 @@ class State:
     # A delta build (normalize/delta.py): the tables it answers for by scope (scope_<table> TEMP
     # tables hold the keys); the others are staged whole.
     scope: tuple[str, ...] = ()
+    # The bodies (sha256) whose cached line index the next day's delta needs: the bulk files of
+    # the view just built. None: the build was not of one bulk view.
+    cache_keep: set[str] | None = None
 
 
 @dataclass
@@ -350,7 +353,8 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
         rulings = [Ruling(ruling_id=r, source=s_, published_at=None, text=x, match_key="")
                    for r, s_, x in con.execute("SELECT ruling_id, source, text FROM n_ruling").fetchall()]
     tables.update(_rules_tables(got, cards, rulings))
-    return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql", scope=scope)
+    return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql", scope=scope,
+                 cache_keep={doc.sha256 for doc in pair if doc.sha256} if pair else None)
 
 
 def _previous_bulk(runs: list[RunInfo], query: str) -> tuple[str, str] | None:

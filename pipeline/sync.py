@@ -24,6 +24,7 @@ from .errors import Aborted, CasefileError, SourceDataError, UsageError
 from .failpoints import failpoint
 from .normalize import query as query_filter
 from .normalize.duck import SqlPathUnavailable
+from .normalize.lines import prune_cache
 from .load.warehouse import load_run, open_writer, replace_file
 from .lock import SyncLock
 from .rawstore import RawStore, RunInfo, mark_rejected, read_run
@@ -309,6 +310,8 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
             mark_rejected(run, str(exc))
             raise
         counts = load_run(con, run_row(run, utc_now_iso()), state.tables, document_rows(run), scope=state.scope)
+        if cache_dir is not None and state.cache_keep is not None:
+            prune_cache(cache_dir, state.cache_keep)
     except BaseException as exc:  # a signal during the build or the load
         if not _was_signalled(exc):
             raise

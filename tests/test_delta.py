@@ -19,7 +19,7 @@ import pytest
 
 import pipeline.build
 from bench.generate import API, DATA, JSON_TYPE, Synth, compact
-from pipeline.rawstore import RawStore, read_run
+from pipeline.rawstore import RawStore, read_manifest, read_run
 from pipeline.sync import load_pending, rebuild
 from pipeline.wire import Response
 from support.warehouse_state import ALL_TABLES, fingerprints, query, warehouse_of
@@ -305,6 +305,11 @@ def test_prices_and_ranks_that_change_every_day_do_not_make_a_card_line_changed(
     synced, rebuilt, deltas = sync_then_rebuild(settings, days, caplog)
     assert synced == rebuilt
     assert len(deltas) == 1 and deltas[0].startswith("delta build: 2 changed line(s)"), deltas
+    # the cache keeps what the next day needs: the scan and object index of the last day's two files
+    last = read_run(settings.raw_dir / "20000102T000000.000000Z")
+    bulk = {e.sha256 for e in read_manifest(last) if e.kind.startswith("bulk-")}
+    cached = sorted(p.name.split("-", 1)[0] for p in (settings.cache_dir / "lines").iterdir())
+    assert len(bulk) == 2 and cached == sorted(list(bulk) * 2)
 
 
 def test_a_cache_that_cannot_be_written_costs_the_delta_not_the_sync(settings, synth, caplog):

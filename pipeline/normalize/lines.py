@@ -5,7 +5,8 @@ Scryfall writes its bulk files one object per line (a JSON array with an element
 JSON lines). ``sql/delta/scan_lines.sql`` hashes each line. The scan of a file depends on its
 bytes alone, and its object index (what each line gave a full read, normalize/delta.py) on its
 bytes and the view's query: both are kept in the cache folder (``data/cache/lines/``) under the
-body's sha256 and computed once per file. Deleting the cache costs time, never data.
+body's sha256 and computed once per file; after a load only those of the files just loaded stay
+(``prune_cache``). Deleting the cache costs time, never data.
 ``read_lines`` gives back the text of chosen lines: by seeking in a plain file, by one more scan
 in a gzipped one.
 """
@@ -70,6 +71,18 @@ def _clear(con: duckdb.DuckDBPyConnection, name: str) -> None:
             con.execute(f"DROP {kind} IF EXISTS temp.main.{name}")
         except duckdb.CatalogException:  # the other kind
             pass
+
+
+def prune_cache(cache_dir: Path, keep: set[str]) -> int:
+    """Delete the cached line scans and object indexes of bodies other than ``keep`` (sha256s),
+    and files a crash left half written: the cache holds what the next day's delta needs, no
+    more. Returns how many files went."""
+    removed = 0
+    for path in sorted((cache_dir / "lines").glob("*")):
+        if path.name.startswith(".") or path.name.split("-", 1)[0] not in keep:
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def _quoted(path: Path) -> str:
