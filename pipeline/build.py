@@ -77,6 +77,12 @@ class State:
     # the view just built. None: the build was not of one bulk view.
     cache_keep: set[str] | None = None
 
+    @property
+    def build(self) -> str:
+        """How the rows were made: "delta" (the changed lines of a bulk view), "full" (every
+        document through DuckDB), "python" (the reference path, for small syncs and pages)."""
+        return "delta" if self.scope else "full" if self.engine == "sql" else "python"
+
 
 @dataclass
 class _Collected:

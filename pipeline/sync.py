@@ -46,6 +46,7 @@ class LoadResult:
     changes: int = 0
     tables: dict = field(default_factory=dict)
     row: dict = field(default_factory=dict)  # the run's sync_run row as stored
+    build: str = ""  # delta | full | python (build.State.build)
 
 
 @dataclass
@@ -72,7 +73,8 @@ class SyncResult:
                 "requests": row.get("requests"), "bytes": row.get("bytes"), "documents": row.get("documents"),
                 "inserted": row.get("inserted"), "updated": row.get("updated"), "removed": row.get("removed"),
                 "changes": self.load.changes, "duration_s": row.get("duration_s"), "replay_of": self.replay_of,
-                "skipped_records": self.skipped_records, "unknown_fields": self.unknown_fields, "rows": self.counts}
+                "skipped_records": self.skipped_records, "unknown_fields": self.unknown_fields, "rows": self.counts,
+                "build": self.load.build}
 
 
 def resolve_offline_source(value: str) -> RunInfo:
@@ -332,7 +334,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
     cursor = con.execute("SELECT * FROM sync_run WHERE run_id = ?", [run.run_id])
     stored = dict(zip([d[0] for d in cursor.description], cursor.fetchall()[0]))
     return LoadResult(run.run_id, summary["status"], summary["inserted"], summary["updated"], summary["removed"],
-                      summary["changes"], counts, stored)
+                      summary["changes"], counts, stored, build=state.build)
 
 
 def load_pending(settings: Settings, store: RawStore, fetched: str | None = None) -> list[LoadResult]:

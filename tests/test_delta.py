@@ -74,12 +74,15 @@ def sync_then_rebuild(settings, days, caplog, gz=False):
     """Load the days by syncs, then by a rebuild; return both fingerprints and the delta log lines."""
     caplog.set_level(logging.INFO, logger="pipeline")
     store = RawStore(settings.raw_dir)
+    builds = []
     for n, day in enumerate(days, 1):
         write_day(settings.raw_dir, day, n, gz=gz)
-        load_pending(settings, store)
-    synced = fingerprints(settings.data_dir, tables=TABLES)
+        builds += [result.build for result in load_pending(settings, store)]
+    assert builds[0] == "full" and len(builds) == len(days)
     deltas = [r.getMessage() for r in caplog.records if r.getMessage().startswith("delta build")]
-    rebuild(settings)
+    assert builds[1:].count("delta") == sum("changed line(s)" in d for d in deltas)
+    synced = fingerprints(settings.data_dir, tables=TABLES)
+    assert all(result.build == "full" for result in rebuild(settings))
     rebuilt = fingerprints(settings.data_dir, tables=TABLES)
     return synced, rebuilt, deltas
 
