@@ -246,18 +246,25 @@ def ruling_sightings(body: bytes, doc_id: str, oracle_id: str, doc: str) -> tupl
     """The rulings list of one Oracle card, as sightings in the order Scryfall lists them."""
     sightings, skipped = [], []
     for position, item in enumerate(_list_object(body, doc)["data"]):
-        if not isinstance(item, dict) or not isinstance(item.get("comment"), str) or not item["comment"].strip():
-            skipped.append(f"{doc}#{position}: ruling without a comment")
-            continue
-        date = item.get("published_at")
-        if not isinstance(date, str) or not _ISO_DATE.match(date):
-            skipped.append(f"{doc}#{position}: ruling without an ISO published_at")
+        problem = _unreadable_ruling(item)
+        if problem:
+            skipped.append(f"{doc}#{position}: {problem}")
             continue
         owner = item.get("oracle_id") if isinstance(item.get("oracle_id"), str) else oracle_id
         sightings.append(RulingSighting(
             doc_id=doc_id, origin=ORIGIN, oracle_id=owner, position=position, text_as_seen=item["comment"],
-            date_as_seen=date, source=_text(item.get("source")), lang="en"))
+            date_as_seen=item["published_at"], source=_text(item.get("source")), lang="en"))
     return sightings, skipped
+
+
+def _unreadable_ruling(item) -> str | None:
+    """Why a ruling object cannot be a sighting (no comment, no ISO date), or None."""
+    if not isinstance(item, dict) or not isinstance(item.get("comment"), str) or not item["comment"].strip():
+        return "ruling without a comment"
+    date = item.get("published_at")
+    if not isinstance(date, str) or not _ISO_DATE.match(date):
+        return "ruling without an ISO published_at"
+    return None
 
 
 # -- bulk files (the bulk plan) ----------------------------------------------------------------
@@ -352,17 +359,13 @@ def bulk_ruling_sightings(items, doc_id: str, doc: str, place: str | None = None
             continue
         position = positions.get(owner, 0)
         positions[owner] = position + 1
-        comment = item.get("comment")
-        if not isinstance(comment, str) or not comment.strip():
-            skipped.append(f"{doc}#{index}: ruling without a comment")
-            continue
-        date = item.get("published_at")
-        if not isinstance(date, str) or not _ISO_DATE.match(date):
-            skipped.append(f"{doc}#{index}: ruling without an ISO published_at")
+        problem = _unreadable_ruling(item)
+        if problem:
+            skipped.append(f"{doc}#{index}: {problem}")
             continue
         sightings.append(RulingSighting(
-            doc_id=doc_id, origin=ORIGIN, oracle_id=owner, position=position, text_as_seen=comment,
-            date_as_seen=date, source=_text(item.get("source")), lang="en", place=place))
+            doc_id=doc_id, origin=ORIGIN, oracle_id=owner, position=position, text_as_seen=item["comment"],
+            date_as_seen=item["published_at"], source=_text(item.get("source")), lang="en", place=place))
     return sightings, skipped, seen
 
 
