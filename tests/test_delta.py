@@ -330,3 +330,32 @@ def test_a_cache_that_cannot_be_written_costs_the_delta_not_the_sync(settings, s
     assert deltas == ["delta build: no object index of the previous files in the cache; full build"]
     assert any(r.levelno == logging.WARNING and r.getMessage().startswith("cannot write") for r in caplog.records)
     assert query(settings.data_dir, "SELECT count(*) FROM sync_run") == [(2,)]
+
+
+def test_the_line_scan_places_every_line_of_a_file_read_on_several_threads(tmp_path):
+    """The scan numbers the lines after hashing them on every thread (sql/delta/scan_lines.sql):
+    in a file of several reader blocks, each object line still gets its place, offset and length,
+    and repeated lines their rank. The lines are made up here (JSON-shaped, not card data)."""
+    import duckdb
+
+    from pipeline.normalize.lines import stage_lines
+
+    lines = [json.dumps({"i": i, "pad": "x" * (100 + (i * 37) % 900)}) for i in range(70_000)]
+    lines[20_000] = lines[50_000] = lines[69_000] = lines[5]  # a line four times
+    text = "[\n" + ",\n".join(lines) + "\n]\n"
+    path = tmp_path / "objects.json"
+    path.write_text(text, encoding="utf-8")
+    # 38 MB: more than the 32 MB one thread of DuckDB's CSV reader takes at a time (two threads
+    # read such a file faster than one, where they read a 27 MB one no faster)
+    assert path.stat().st_size > 32 * 2**20
+
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+    assert stage_lines(con, [("scanned", path, None, None)], cache_dir=None)
+    rows = con.execute("SELECT ord, off, len, n, h FROM scanned ORDER BY ord").fetchall()
+    assert [r[0] for r in rows] == list(range(len(lines)))
+    data = path.read_bytes()
+    for ord_, off, length, _, _ in rows[::997] + rows[-3:]:
+        assert data[off:off + length].decode("utf-8").rstrip(",") == lines[ord_]
+    assert [r[3] for r in rows if r[4] == rows[5][4]] == [0, 1, 2, 3]
+    assert len({r[4] for r in rows}) == len(lines) - 3

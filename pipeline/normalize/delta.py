@@ -38,7 +38,7 @@ import duckdb
 
 from ..resources import read_sql
 from . import duck
-from .lines import load_table, object_index_file, read_lines, save_table, stage_lines
+from .lines import load_table, object_index_file, read_lines, run_script, save_table, stage_lines
 
 log = logging.getLogger(__name__)
 
@@ -64,16 +64,6 @@ class Outcome:
     examples: list[str]
     changed_lines: int
     dirty_cards: int
-
-
-def run_script(con: duckdb.DuckDBPyConnection, text: str, params: dict | None = None):
-    """Each statement of ``text`` with the parameters it names; returns the last one's result."""
-    params = params or {}
-    result = None
-    for statement in con.extract_statements(text):
-        names = statement.named_parameters
-        result = con.execute(statement.query, {k: params[k] for k in names} if names else None)
-    return result
 
 
 def bulk_docs(docs: list[duck.Doc]) -> tuple[duck.Doc, duck.Doc] | None:

@@ -30,6 +30,16 @@ log = logging.getLogger(__name__)
 INDEX_VERSION = 1
 
 
+def run_script(con: duckdb.DuckDBPyConnection, text: str, params: dict | None = None):
+    """Each statement of ``text`` with the parameters it names; returns the last one's result."""
+    params = params or {}
+    result = None
+    for statement in con.extract_statements(text):
+        names = statement.named_parameters
+        result = con.execute(statement.query, {k: params[k] for k in names} if names else None)
+    return result
+
+
 def _cache_file(cache_dir: Path, sha256: str, ignore: str | None) -> Path:
     tag = "-" + hashlib.sha256(ignore.encode("utf-8")).hexdigest()[:12] if ignore else ""
     return cache_dir / "lines" / f"{sha256}{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
@@ -117,7 +127,7 @@ def stage_lines(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path, str
 def _scan(con: duckdb.DuckDBPyConnection, path: Path, table: str, ignore: str | None) -> bool:
     """TEMP TABLE ``table`` from a scan of the file; False if DuckDB cannot split it in lines."""
     try:
-        con.execute(read_sql("delta/scan_lines.sql"), {"file": str(path), "ignore": ignore})
+        run_script(con, read_sql("delta/scan_lines.sql"), {"file": str(path), "ignore": ignore})
     except duckdb.Error as exc:  # a line longer than the reader takes, a broken gzip stream...
         log.info("no line index for %s: %s", path.name, str(exc).splitlines()[0])
         return False

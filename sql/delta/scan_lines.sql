@@ -11,21 +11,29 @@
 -- The array's brackets and blank lines are not objects. The text is dropped as soon as it is
 -- hashed: the numbering works on small rows. A file with \r\n line ends gets offsets that miss
 -- the \r: read_lines checks each line it reads against its hash, so such a file is read whole.
+--
+-- Two statements. The first hashes the lines on every thread into a table; a table made from a
+-- single reader keeps the file's order (DuckDB's order preservation), so a line's rowid is its
+-- place in the file. Numbering the lines while reading them (row_number() OVER ()) would read
+-- on one thread only. The second numbers bytes and objects in one pass over the small rows.
+CREATE OR REPLACE TEMP TABLE line_hashed AS
+SELECT strlen(line) AS len,
+    hash(CASE WHEN $ignore IS NULL THEN line ELSE regexp_replace(line, $ignore, '', 'g') END) AS h,
+    CASE WHEN strlen(line) > 2 THEN false ELSE trim(line) IN ('[', ']', '') END AS frame,
+    starts_with(line, '{') AND (suffix(line, '}') OR suffix(line, '},')) AS ok
+FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
+              auto_detect = false, strict_mode = false, max_line_size = 8388608);
+
 CREATE OR REPLACE TEMP TABLE line_scan AS
-WITH raw AS (
-    SELECT row_number() OVER () AS rn, strlen(line) AS len,
-        hash(CASE WHEN $ignore IS NULL THEN line ELSE regexp_replace(line, $ignore, '', 'g') END) AS h,
-        CASE WHEN strlen(line) > 2 THEN false ELSE trim(line) IN ('[', ']', '') END AS frame,
-        starts_with(line, '{') AND (suffix(line, '}') OR suffix(line, '},')) AS ok
-    FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
-                  auto_detect = false, strict_mode = false, max_line_size = 8388608)
-), placed AS (
-    SELECT rn, len, frame, h, ok,
-        coalesce(sum(len + 1) OVER (ORDER BY rn ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS off
-    FROM raw
-), objects AS (
-    SELECT row_number() OVER (ORDER BY rn) - 1 AS ord, h, off, len, ok FROM placed WHERE NOT frame
+WITH placed AS (  -- one ordering for both running counts: bytes before the line, objects before it
+    SELECT h, len, ok, frame,
+        coalesce(sum(len + 1) OVER before, 0) AS off,
+        coalesce(sum(CASE WHEN frame THEN 0 ELSE 1 END) OVER before, 0) AS ord
+    FROM line_hashed
+    WINDOW before AS (ORDER BY rowid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 )
-SELECT ord, h, CAST(row_number() OVER (PARTITION BY h ORDER BY ord) - 1 AS INTEGER) AS n,
+SELECT CAST(ord AS BIGINT) AS ord, h, CAST(row_number() OVER (PARTITION BY h ORDER BY ord) - 1 AS INTEGER) AS n,
        CAST(off AS BIGINT) AS off, CAST(len AS INTEGER) AS len, ok
-FROM objects;
+FROM placed WHERE NOT frame;
+
+DROP TABLE line_hashed;
