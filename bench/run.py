@@ -1,6 +1,6 @@
 """The benchmark: casefile against DuckDB's floor on SYNTHETIC Scryfall-shaped data.
 
-    make bench               # scales 1, 2 and 4 (several minutes)
+    make bench               # scales 1, 2 and 4 (about 5 minutes)
     make bench SCALE=0.05    # one scale, a quick look
 
 Per scale: generate (or reuse) two synthetic bulk runs (bench/generate.py), then measure, each
@@ -14,7 +14,9 @@ step in a child process of its own:
   reports      each `casefile report` (sets, colors, rulings), rendered as a table
 and once: the API plan of the Case query against the loopback FakeScryfall of the tests.
 Times are measured inside each child, after its imports; wall times of the processes are printed
-too. Not part of the test suite; figures are printed, never asserted. The last line is JSON.
+too. The floor, both rebuilds and the incremental sync run --repeat times (3 unless told; the
+incremental one from a copy of the same data folder each time): the median is the figure, and
+every run's time is in the JSON (runs_s). Not part of the test suite; figures are printed, never asserted. The last line is JSON.
 """
 
 from __future__ import annotations
@@ -125,7 +127,21 @@ def api_plan() -> dict:
             "sync_s": round(figures["seconds"], 3)}
 
 
-def bench_scale(scale: float, n_searches: int, keep: bool) -> dict:
+def _median(steps: list[dict]) -> dict:
+    """The step whose time is the median (the lower middle one of an even count)."""
+    return sorted(steps, key=lambda step: step["seconds"])[(len(steps) - 1) // 2]
+
+
+def _copy_data(source: Path, target: Path) -> None:
+    """``target`` made a copy of the data folder ``source``: the warehouse copied, the raw store
+    and the cache hard-linked (casefile never writes a file of either in place: new files are
+    written whole and renamed, old ones deleted)."""
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target, copy_function=os.link, ignore=shutil.ignore_patterns("warehouse"))
+    shutil.copytree(source / "warehouse", target / "warehouse")
+
+
+def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
     base_dir = OUT / f"s{scale:g}"
     t = time.perf_counter()
     # In a process of its own: a child's peak RSS counts its parent's at fork, so the runner
@@ -141,18 +157,35 @@ def bench_scale(scale: float, n_searches: int, keep: bool) -> dict:
     shutil.rmtree(data, ignore_errors=True)
     db = data / "warehouse" / "casefile.duckdb"
 
-    floor = child("floor", ["floor", str(runs["base"]), str(base_dir / "floor.duckdb")])
+    # Each timed step `repeat` times, its median reported (one run of this machine moves by ±5 %).
+    floors = [child("floor", ["floor", str(runs["base"]), str(base_dir / "floor.duckdb")]) for _ in range(repeat)]
     (base_dir / "floor.duckdb").unlink(missing_ok=True)
     first = child("first sync", ["casefile", "--data-dir", str(data), "-q", "sync", "--offline", str(runs["base"])])
-    rebuild = child("rebuild", ["casefile", "--data-dir", str(data), "-q", "rebuild"])
+    rebuilds = [child("rebuild", ["casefile", "--data-dir", str(data), "-q", "rebuild"]) for _ in range(repeat)]
     # The same without data/cache/ (the line scans the first sync kept): what a rebuild costs
     # after the cache is deleted. It writes the cache again, so the incremental sync is as before.
-    shutil.rmtree(data / "cache", ignore_errors=True)
-    cold = child("rebuild without cache", ["casefile", "--data-dir", str(data), "-q", "rebuild"])
-    incremental = child("incremental", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q", "sync",
-                                        "--offline", str(runs["changed"])])
-    summary = json.loads(incremental["stdout"].strip().splitlines()[-1])
+    colds = []
+    for _ in range(repeat):
+        shutil.rmtree(data / "cache", ignore_errors=True)
+        colds.append(child("rebuild without cache", ["casefile", "--data-dir", str(data), "-q", "rebuild"]))
+    # Each incremental sync starts from the same data folder: a copy of it is put back before
+    # each one after the first, and each must report the same changes.
+    before = base_dir / "data-before-incremental"
+    _copy_data(data, before)
+    incrementals, summaries = [], []
+    for i in range(repeat):
+        if i:
+            _copy_data(before, data)
+        incrementals.append(child("incremental", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q",
+                                                  "sync", "--offline", str(runs["changed"])]))
+        summaries.append(json.loads(incrementals[-1]["stdout"].strip().splitlines()[-1]))
+    shutil.rmtree(before, ignore_errors=True)
+    changes = [{k: got.get(k) for k in ("inserted", "updated", "removed")} for got in summaries]
+    if any(c != changes[0] for c in changes):
+        raise SystemExit(f"bench: the incremental syncs of one start did not agree: {changes}")
+    summary = summaries[0]
     rows = summary.get("rows", {})
+    floor, rebuild, cold, incremental = (_median(steps) for steps in (floors, rebuilds, colds, incrementals))
     times = searches(db, n_searches)
     report_times = reports(db)
     if not keep:
@@ -161,17 +194,19 @@ def bench_scale(scale: float, n_searches: int, keep: bool) -> dict:
         "scale": scale, "raw_mb": round(raw_bytes / 2**20, 1), "generated_s": round(generated, 1),
         "cards": rows.get("card"), "printings": rows.get("printing"), "rulings": rows.get("ruling"),
         "card_rulings": rows.get("card_ruling"),
-        "floor_s": round(floor["seconds"], 3), "floor_wall_s": round(floor["wall_s"], 3),
+        "repeat": repeat, "floor_s": round(floor["seconds"], 3), "floor_wall_s": round(floor["wall_s"], 3),
         "first_sync_s": round(first["seconds"], 3),
         "rebuild_s": round(rebuild["seconds"], 3), "rebuild_wall_s": round(rebuild["wall_s"], 3),
         "ratio": round(rebuild["seconds"] / floor["seconds"], 3),
         "rebuild_cold_s": round(cold["seconds"], 3),
         "incremental_s": round(incremental["seconds"], 3),
         "incremental_vs_rebuild": round(incremental["seconds"] / rebuild["seconds"], 3),
-        "incremental_changes": {k: summary.get(k) for k in ("inserted", "updated", "removed")},
-        "peak_rss_mb": round(max(first["peak_rss_mb"], rebuild["peak_rss_mb"], cold["peak_rss_mb"],
-                                 incremental["peak_rss_mb"]), 1),
-        "rebuild_rss_mb": round(rebuild["peak_rss_mb"], 1), "floor_rss_mb": round(floor["peak_rss_mb"], 1),
+        "incremental_changes": changes[0],
+        "runs_s": {name: [round(step["seconds"], 3) for step in steps] for name, steps in (
+            ("floor", floors), ("rebuild", rebuilds), ("rebuild_cold", colds), ("incremental", incrementals))},
+        "peak_rss_mb": round(max(step["peak_rss_mb"] for step in [first, *rebuilds, *colds, *incrementals]), 1),
+        "rebuild_rss_mb": round(max(step["peak_rss_mb"] for step in rebuilds), 1),
+        "floor_rss_mb": round(max(step["peak_rss_mb"] for step in floors), 1),
         "search_ms_p50": round(statistics.median(times), 2), "search_ms_max": round(max(times), 2),
         "searches": len(times),
         "reports_s": {k: round(v, 3) for k, v in report_times.items()},
@@ -189,6 +224,8 @@ def show(fig: dict) -> None:
     print(f"  rebuild process wall time            {fig['rebuild_wall_s']:8.3f} s   {fig['rebuild_wall_s'] / f:4.2f}x floor")
     print(f"  rebuild without data/cache/          {fig['rebuild_cold_s']:8.3f} s   {fig['rebuild_cold_s'] / f:4.2f}x floor")
     print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}")
+    for name, times in fig["runs_s"].items():
+        print(f"  {name + ' runs (s)':<36} {', '.join(f'{t:.3f}' for t in times)}  (median above)")
     print(f"  peak RSS                             {fig['peak_rss_mb']:8.1f} MB  (floor process {fig['floor_rss_mb']} MB)")
     print(f"  rulings search, median of {fig['searches']}         {fig['search_ms_p50']:8.2f} ms  (max {fig['search_ms_max']} ms)")
     for name, seconds in fig["reports_s"].items():
@@ -203,6 +240,8 @@ def main() -> None:
     parser.add_argument("--searches", type=int, default=51)
     parser.add_argument("--no-api", action="store_true", help="skip the loopback API plan measure")
     parser.add_argument("--keep", action="store_true", help="keep the data folders under bench/out/")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of each timed step (floor, rebuilds, incremental sync); the median is reported")
     args = parser.parse_args()
     scales = args.scale or [1.0, 2.0, 4.0]
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {_mem_gib():.0f} GiB, "
@@ -214,7 +253,7 @@ def main() -> None:
               f"{api['pacing_s']:.3f} s of pacing ({api['fetch_vs_pacing']:.3f}x); whole sync {api['sync_s']:.3f} s")
     results = []
     for scale in scales:
-        fig = bench_scale(scale, args.searches, args.keep)
+        fig = bench_scale(scale, args.searches, args.keep, max(1, args.repeat))
         results.append(fig)
         show(fig)
         one = next((r for r in results if r["scale"] == 1.0), None)
