@@ -16,7 +16,8 @@ and once: the API plan of the Case query against the loopback FakeScryfall of th
 Times are measured inside each child, after its imports; wall times of the processes are printed
 too. The floor, both rebuilds and the incremental sync run --repeat times (3 unless told; the
 incremental one from a copy of the same data folder each time): the median is the figure, and
-every run's time is in the JSON (runs_s). Not part of the test suite; figures are printed, never asserted. The last line is JSON.
+every run's time is in the JSON (runs_s). Not part of the test suite; figures are printed,
+never asserted. The last line is JSON.
 """
 
 from __future__ import annotations
@@ -133,12 +134,19 @@ def _median(steps: list[dict]) -> dict:
 
 
 def _copy_data(source: Path, target: Path) -> None:
-    """``target`` made a copy of the data folder ``source``: the warehouse copied, the raw store
-    and the cache hard-linked (casefile never writes a file of either in place: new files are
-    written whole and renamed, old ones deleted)."""
+    """``target`` made a copy of the data folder ``source``: the raw store and the cache
+    hard-linked (casefile never writes a file of either in place: new files are written whole
+    and renamed, old ones deleted), the rest (the warehouse, the lock file) copied."""
+    linked = [source / "raw", source / "cache"]
+
+    def copy(src: str, dst: str) -> None:
+        if any(Path(src).is_relative_to(folder) for folder in linked):
+            os.link(src, dst)
+        else:
+            shutil.copy2(src, dst)
+
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(source, target, copy_function=os.link, ignore=shutil.ignore_patterns("warehouse"))
-    shutil.copytree(source / "warehouse", target / "warehouse")
+    shutil.copytree(source, target, copy_function=copy)
 
 
 def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
