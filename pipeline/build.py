@@ -333,9 +333,18 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
         log.info("delta build: %d changed line(s), %d card(s) derived again", outcome.changed_lines,
                  outcome.dirty_cards)
     else:
-        indexed = pair is not None and cache_dir is not None \
+        # The line index of the bulk files, for the next day's delta: their lines are scanned
+        # while the documents are read.
+        indexable = pair is not None and cache_dir is not None and all(doc.sha256 for doc in pair)
+        scans = delta.start_line_scans(con, *pair, cache_dir) if indexable else None
+        try:
+            duck.stage_documents(con, docs)
+        except BaseException:
+            if scans is not None:
+                scans.wait(interrupt=True)
+            raise
+        indexed = scans is not None and scans.wait() \
             and delta.stage_line_files(con, *pair, cache_dir, materialize=False)
-        duck.stage_documents(con, docs)
         duck.derive_records(con)
         skipped, total = _refusals(con, docs, order)
         if indexed:

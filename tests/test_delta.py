@@ -280,6 +280,36 @@ def test_a_delta_build_that_fails_gives_way_to_a_full_build(settings, synth, cap
     assert deltas == [w for w in warnings if w.startswith("delta build")]
 
 
+def test_a_full_read_that_gives_way_to_the_python_path_leaves_no_line_scan_behind(settings, synth, monkeypatch):
+    """A full build scans the bulk files' lines while it reads the documents (pipeline/build.py).
+    When the read gives way to the Python path while a scan runs, the scans are stopped or
+    finished before the run loads: no scan thread is left, no half-written cache file, and the
+    run is loaded."""
+    import threading
+
+    from pipeline.normalize import duck, lines
+
+    started = threading.Event()
+    real_scan = lines._scan_to_cache
+
+    def scan(*args):
+        started.set()
+        return real_scan(*args)
+
+    def refuse(con, docs):
+        assert started.wait(10)
+        raise duck.SqlPathUnavailable("refused by the test")
+
+    monkeypatch.setattr(lines, "_scan_to_cache", scan)
+    monkeypatch.setattr(duck, "stage_documents", refuse)
+    threads = set(threading.enumerate())
+    write_day(settings.raw_dir, Day(synth), 1)
+    [result] = load_pending(settings, RawStore(settings.raw_dir))
+    assert result.build == "python" and result.tables["_rows"]["card"] == 140
+    assert set(threading.enumerate()) <= threads
+    assert not [p.name for p in (settings.cache_dir / "lines").glob(".*")]
+
+
 def test_prices_and_ranks_that_change_every_day_do_not_make_a_card_line_changed(settings, synth, caplog):
     """Scryfall's card objects carry prices and ranks that change daily; casefile does not read
     them, so a day where only they move (and a few cards get errata) is still a delta."""

@@ -38,7 +38,7 @@ import duckdb
 
 from ..resources import read_sql
 from . import duck
-from .lines import load_table, object_index_file, read_lines, run_script, save_table, stage_lines
+from .lines import LineScans, load_table, object_index_file, read_lines, run_script, save_table, stage_lines
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +82,12 @@ def stage_line_files(con, cards: duck.Doc, rulings: duck.Doc, cache_dir: Path | 
     """lines_cards and lines_rulings (TEMP); whether both files are one object per line."""
     return stage_lines(con, [("lines_cards", cards.path, cards.sha256, VOLATILE_CARD_FIELDS),
                              ("lines_rulings", rulings.path, rulings.sha256, None)], cache_dir, materialize)
+
+
+def start_line_scans(con, cards: duck.Doc, rulings: duck.Doc, cache_dir: Path) -> LineScans:
+    """The scans ``stage_line_files`` needs, started now, to run while the caller reads the files."""
+    return LineScans(con, [(cards.path, cards.sha256, VOLATILE_CARD_FIELDS), (rulings.path, rulings.sha256, None)],
+                     cache_dir)
 
 
 def index_full(con, cards: duck.Doc, rulings: duck.Doc, query: str, cache_dir: Path | None) -> bool:
@@ -245,4 +251,4 @@ def _read_again(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Doc, ste
     return True
 
 
-__all__ = ["SCOPED_TABLES", "Outcome", "build", "bulk_docs", "index_full", "stage_line_files"]
+__all__ = ["SCOPED_TABLES", "Outcome", "build", "bulk_docs", "index_full", "stage_line_files", "start_line_scans"]
