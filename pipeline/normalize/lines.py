@@ -103,7 +103,7 @@ class LineScans:
     """The scans of the files (path, sha256, ignore) that are not in the cache yet, each on a
     cursor of its own, into the cache, running while the caller goes on: a full build reads the
     documents meanwhile (DuckDB's JSON reader does not keep both cores of the benchmark machine
-    busy, and a rebuild without the cache takes some 0.13 s less at 1×: README "Performance").
+    busy, and a rebuild without the cache takes some 0.12 s less at 1×: README "Performance").
     ``wait`` returns whether every scan could be made and written."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, files: list[tuple[Path, str, str | None]], cache_dir: Path):
