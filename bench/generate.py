@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline.http import Response  # noqa: E402
+from pipeline.wire import Response  # noqa: E402
 from pipeline.rawstore import RawStore, RunWriter, read_run  # noqa: E402
 
 SAMPLE = ROOT / "data" / "raw" / "sample"

@@ -99,7 +99,7 @@ def api_plan() -> dict:
     from support.sample_data import sample_api_data
 
     from pipeline.config import API_INTERVAL_S, SEARCH_INTERVAL_S
-    from pipeline.http import PACING_MARGIN_S
+    from pipeline.extract.http import PACING_MARGIN_S
 
     cards, rulings, sets = sample_api_data()
     data = Path(tempfile.mkdtemp(prefix="casefile-bench-api-"))

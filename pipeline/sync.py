@@ -166,7 +166,7 @@ def _plan(settings: Settings, query, offline, sources, include_multilingual, bul
                      replay_of="sample" if not offline else str(source_run.path),
                      bulk="always" if recorded.get("plan") == "bulk" else "never")
     else:
-        from .http import HttpClient
+        from .extract.http import HttpClient
 
         cooldown.check(settings.cooldown_path)
         client = HttpClient(settings, on_rate_limited=lambda url, wait: cooldown.remember(
@@ -356,7 +356,7 @@ def load_pending(settings: Settings, store: RawStore, fetched: str | None = None
 def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> LoadResult:
     """A run that fetches one Comprehensive Rules file and loads it (rules, glossary, links)."""
     from .extract.rules import fetch_rules, is_url
-    from .http import HttpClient
+    from .extract.http import HttpClient
     from .normalize.rules import parse_cr
 
     store = RawStore(settings.raw_dir)

@@ -96,7 +96,7 @@ EDGE_RULINGS = [  # symbols kept and lost, curly and straight quotes, odd spaces
 
 
 def _edge_run(store, run_id, cards, rulings_by_card):
-    from pipeline.http import Response
+    from pipeline.wire import Response
 
     writer = store.new_run({"mode": "offline", "query": "edge", "sources": ["api"]}, run_id=run_id)
     url = "https://api.scryfall.com/cards/search?q=edge"

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from pipeline.errors import SourceDataError, TryAgainLater
-from pipeline.http import HttpClient
+from pipeline.extract.http import HttpClient
 from pipeline.rawstore import RawStore
 
 from support.fake_scryfall import FakeScryfall

@@ -9,7 +9,7 @@ import requests
 import responses
 
 from pipeline.errors import RateLimited, SourceDataError, SourceUnavailable, TryAgainLater
-from pipeline.http import PACING_MARGIN_S, HttpClient, Pacer, json_body_check, parse_retry_after
+from pipeline.extract.http import PACING_MARGIN_S, HttpClient, Pacer, json_body_check, parse_retry_after
 
 API = "https://api.scryfall.com"
 OK = {"object": "list", "has_more": False, "data": []}

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from pipeline.errors import SourceDataError
-from pipeline.http import Response
+from pipeline.wire import Response
 from pipeline.rawstore import RawStore, doc_id_for, read_manifest, read_run
 
 

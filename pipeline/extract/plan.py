@@ -10,7 +10,7 @@ import json
 
 from ..config import DEFAULT_QUERY, Settings
 from ..errors import EXIT_UNAVAILABLE, EXIT_USAGE, UsageError
-from ..http import JSON_ACCEPT, HttpClient, json_body_check
+from .http import JSON_ACCEPT, HttpClient, json_body_check
 from ..normalize import query as query_filter
 from . import bulk as bulk_plans
 from .scryfall import scryfall_error, search_url

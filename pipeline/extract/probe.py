@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from ..config import Settings
 from ..errors import CasefileError
-from ..http import HTML_ACCEPT, JSON_ACCEPT, HttpClient
+from .http import HTML_ACCEPT, JSON_ACCEPT, HttpClient
 
 
 def probe(settings: Settings) -> list[tuple[str, bool, str]]:

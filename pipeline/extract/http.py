@@ -19,10 +19,10 @@ from urllib.parse import urljoin, urlsplit
 import requests
 import urllib3
 
-from .clock import utc_now_iso
-from .config import Settings, redact_url
-from .errors import CasefileError, RateLimited, SourceDataError, SourceUnavailable, TryAgainLater
-from .wire import HTML_ACCEPT, JSON_ACCEPT, BodyProblem, Response, Traffic, json_body_check  # noqa: F401
+from ..clock import utc_now_iso
+from ..config import Settings, redact_url
+from ..errors import CasefileError, RateLimited, SourceDataError, SourceUnavailable, TryAgainLater
+from ..wire import HTML_ACCEPT, JSON_ACCEPT, BodyProblem, Response, Traffic, json_body_check  # noqa: F401
 
 log = logging.getLogger(__name__)
 
