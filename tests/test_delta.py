@@ -312,7 +312,8 @@ def test_a_full_read_that_gives_way_to_the_python_path_leaves_no_line_scan_behin
 
 def test_prices_and_ranks_that_change_every_day_do_not_make_a_card_line_changed(settings, synth, caplog):
     """Scryfall's card objects carry prices and ranks that change daily; casefile does not read
-    them, so a day where only they move (and a few cards get errata) is still a delta."""
+    them, so a day where only they move, a rank comes or goes (and a few cards get errata) is
+    still a delta."""
     import re
 
     from pipeline.normalize import delta
@@ -322,10 +323,12 @@ def test_prices_and_ranks_that_change_every_day_do_not_make_a_card_line_changed(
     line = compact({"object": "card", "id": "x", "prices": {"usd": "0.25", "eur": None}, "edhrec_rank": 12,
                     "oracle_text": 'Say \"prices\":{} aloud.', "penny_rank": 3})
     assert re.sub(delta.VOLATILE_CARD_FIELDS, "", line) == \
-        '{"object":"card","id":"x",,,"oracle_text":"Say \\"prices\\":{} aloud.",}'  # the text is left alone
+        '{"object":"card","id":"x","oracle_text":"Say \\"prices\\":{} aloud."}'  # the text is left alone
     base = Day(synth)
     for i, card in enumerate(base.cards):
         card.update(prices={"usd": f"{i % 7}.25", "usd_foil": None, "tix": "0.03"}, edhrec_rank=1000 + i)
+    base.cards[5].pop("penny_rank", None)
+    base.cards[6]["penny_rank"] = 40
     days = [base]
 
     def a_day_of_prices(day):
@@ -333,6 +336,8 @@ def test_prices_and_ranks_that_change_every_day_do_not_make_a_card_line_changed(
             card["prices"]["usd"] = f"{i % 5}.50"
             card["edhrec_rank"] += 1
         day.cards[3]["rarity"] = "special"
+        day.cards[5]["penny_rank"] = 7  # a card enters the Penny Dreadful pool, another leaves it
+        day.cards[6].pop("penny_rank", None)
 
     _edited(days, a_day_of_prices)
     synced, rebuilt, deltas = sync_then_rebuild(settings, days, caplog)
