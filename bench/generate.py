@@ -2,12 +2,13 @@
 
 Writes two recorded runs in the raw store's format, as a bulk sync would have fetched them:
 ``base`` and ``changed`` (the same data with 1 % of the card objects and 1 % of the rulings
-edited). Each holds the ``/bulk-data`` index, the ``/sets`` list, an ``all_cards`` file (a JSON
+edited, and new prices and ranks on every card object, as every day at Scryfall). Each holds the ``/bulk-data`` index, the ``/sets`` list, an ``all_cards`` file (a JSON
 array, one card object per line, as Scryfall writes its bulk files) and a ``rulings`` file.
 
 At scale 1: 35,000 Oracle cards, 100,000 card objects (English printings and translated copies),
 70,000 distinct rulings shared across cards, 700 sets. The objects have the fields and sizes of
-the card and ruling objects of ``data/raw/sample/`` (about 1 KB a card); every name says
+the card and ruling objects of ``data/raw/sample/``, and the card objects the fields Scryfall
+updates daily (``prices``, ``edhrec_rank``, ``penny_rank``): about 1.4 KB a card; every name says
 "Synthetic", ids are uuid5 in a namespace of their own, and run.json says ``synthetic: true``.
 Deterministic: the same scale and seed give the same bytes.
 
@@ -79,6 +80,7 @@ def _sample_texts() -> tuple[list[str], list[str], dict]:
 class Synth:
     def __init__(self, scale: float, seed: int = 7):
         self.scale = scale
+        self.seed = seed
         self.rng = random.Random(seed)
         self.n_oracle = max(15, round(ORACLE_CARDS * scale))
         self.n_objects = max(self.n_oracle, round(CARD_OBJECTS * scale))
@@ -89,6 +91,7 @@ class Synth:
         self._make_oracle()
         self._make_printings()
         self._make_rulings()
+        self._quote_market(day=1)
 
     def _make_sets(self) -> None:
         rng = self.rng
@@ -192,6 +195,28 @@ class Synth:
             obj["multiverse_ids"] = [rng.randrange(400000, 700000)]
         return obj
 
+    def _quote_market(self, day: int) -> None:
+        """The fields of a card object that Scryfall updates every day and casefile does not read
+        (``prices``, ``edhrec_rank``, ``penny_rank``; the field names and kinds of Scryfall's
+        documented card object, the values synthetic). Each day gives every object new values:
+        the worst case for the delta build, whose line hashes must leave these fields out. Drawn
+        from a generator of their own, so the other fields do not depend on them."""
+        rng = random.Random(f"market/{self.seed}/{day}")
+        ranks = list(range(1, self.n_oracle + 1))
+        rng.shuffle(ranks)
+        rank_of = {card["oracle_id"]: rank for card, rank in zip(self.oracle, ranks)}
+
+        def price(chance: float) -> str | None:
+            return f"{rng.lognormvariate(-1.0, 1.5) + 0.01:.2f}" if rng.random() < chance else None
+
+        for obj in self.objects:
+            oracle_id = obj.get("oracle_id") or obj["card_faces"][0]["oracle_id"]
+            obj["edhrec_rank"] = rank_of[oracle_id]
+            if oracle_id[-1] in "0123456789a":  # the cards in the Penny Dreadful pool (from day to day)
+                obj["penny_rank"] = rank_of[oracle_id] // 2 + 1
+            obj["prices"] = {"usd": price(0.9), "usd_foil": price(0.5), "usd_etched": price(0.05),
+                             "eur": price(0.8), "eur_foil": price(0.4), "tix": price(0.6)}
+
     def _make_rulings(self) -> None:
         """Distinct rulings, each on one card (most), a few cards, or many (general rulings)."""
         rng = self.rng
@@ -215,7 +240,8 @@ class Synth:
     # -- the changed copy -------------------------------------------------------------------
     def change(self, share: float = CHANGED_SHARE, seed: int = 11) -> None:
         """Edit ``share`` of the card objects (errata of Oracle cards, carried by their printings)
-        and ``share`` of the distinct rulings (a reworded text)."""
+        and ``share`` of the distinct rulings (a reworded text); and, as on every day, quote new
+        prices and ranks on every card object."""
         rng = random.Random(seed)
         target = max(1, round(len(self.objects) * share))
         by_oracle: dict[str, list[dict]] = {}
@@ -235,6 +261,7 @@ class Synth:
                 changed += 1
         for r in rng.sample(range(len(self.rulings)), max(1, round(len(self.rulings) * share))):
             self.rulings[r] = {**self.rulings[r], "comment": self.rulings[r]["comment"] + " (Reworded.)"}
+        self._quote_market(day=2)
 
     # -- writing ---------------------------------------------------------------------------
     def ruling_lines(self):
@@ -303,7 +330,7 @@ def run_dirs(out: Path) -> dict[str, Path]:
 def generate(scale: float, out: Path, seed: int = 7) -> dict[str, Path]:
     """Write ``out/base`` and ``out/changed`` (runs of a store at ``out/``) unless already there."""
     marker = out / "params.json"
-    params = {"scale": scale, "seed": seed, "version": 1}
+    params = {"scale": scale, "seed": seed, "version": 2}
     runs = run_dirs(out)
     if marker.exists() and json.loads(marker.read_text()) == params and all((p / "_SUCCESS").exists() for p in runs.values()):
         return runs
