@@ -350,6 +350,31 @@ def test_prices_and_ranks_that_change_every_day_do_not_make_a_card_line_changed(
     assert len(bulk) == 2 and cached == sorted(list(bulk) * 2)
 
 
+def test_an_index_hashed_without_other_fields_is_not_matched_against_the_new_lines(settings, synth, caplog,
+                                                                                  monkeypatch):
+    """The card file's object index holds hashes made without the volatile fields of its day's
+    casefile; after an upgrade that leaves out other fields, the next day's lines are hashed
+    another way, and the old index is not used (a full build), rather than matched to no line."""
+    from pipeline.normalize import delta
+
+    caplog.set_level(logging.INFO, logger="pipeline")
+    store = RawStore(settings.raw_dir)
+    base = Day(synth)
+    write_day(settings.raw_dir, base, 1)
+    assert [r.build for r in load_pending(settings, store)] == ["full"]
+    monkeypatch.setattr(delta, "VOLATILE_CARD_FIELDS", r',"(?:prices":\{[^{}]*\}|edhrec_rank":[0-9]+)')
+    next_day = copy.deepcopy(base)
+    next_day.cards[3]["rarity"] = "special"
+    write_day(settings.raw_dir, next_day, 2)
+    assert [r.build for r in load_pending(settings, store)] == ["full"]
+    deltas = [r.getMessage() for r in caplog.records if r.getMessage().startswith("delta build")]
+    assert deltas == ["delta build: no object index of the previous files in the cache; full build"]
+    third_day = copy.deepcopy(next_day)
+    third_day.cards[4]["rarity"] = "special"
+    write_day(settings.raw_dir, third_day, 3)  # the full build indexed its files the new way
+    assert [r.build for r in load_pending(settings, store)] == ["delta"]
+
+
 def test_a_cache_that_cannot_be_written_costs_the_delta_not_the_sync(settings, synth, caplog):
     base = Day(synth)
     days = [base]

@@ -104,7 +104,8 @@ def index_full(con, cards: duck.Doc, rulings: duck.Doc, query: str, cache_dir: P
         return False
     try:
         save_table(con, f"({read_sql('delta/index_cards.sql')})",
-                   object_index_file(cache_dir, cards.sha256, cards.kind, query), {"cards_seq": cards.file_seq})
+                   object_index_file(cache_dir, cards.sha256, cards.kind, query, VOLATILE_CARD_FIELDS),
+                   {"cards_seq": cards.file_seq})
         save_table(con, f"({read_sql('delta/index_rulings.sql')})",
                    object_index_file(cache_dir, rulings.sha256, rulings.kind, query), {"rulings_seq": rulings.file_seq})
     except (OSError, duckdb.IOException) as exc:  # the cache cannot be written: the next sync is a full build
@@ -114,14 +115,15 @@ def index_full(con, cards: duck.Doc, rulings: duck.Doc, query: str, cache_dir: P
 
 
 def _save_index(con, cards: duck.Doc, rulings: duck.Doc, query: str, cache_dir: Path) -> None:
-    save_table(con, "n_card_line", object_index_file(cache_dir, cards.sha256, cards.kind, query))
+    save_table(con, "n_card_line", object_index_file(cache_dir, cards.sha256, cards.kind, query, VOLATILE_CARD_FIELDS))
     save_table(con, "n_ruling_line", object_index_file(cache_dir, rulings.sha256, rulings.kind, query))
 
 
 def _load_index(con, previous: tuple[str, str], query: str, cache_dir: Path) -> bool:
     """old_card_line and old_ruling_line: the object index of the previous view's files."""
     cards_sha, rulings_sha = previous
-    return load_table(con, "old_card_line", object_index_file(cache_dir, cards_sha, "bulk-cards", query)) \
+    cards_index = object_index_file(cache_dir, cards_sha, "bulk-cards", query, VOLATILE_CARD_FIELDS)
+    return load_table(con, "old_card_line", cards_index) \
         and load_table(con, "old_ruling_line", object_index_file(cache_dir, rulings_sha, "bulk-rulings", query))
 
 

@@ -45,11 +45,13 @@ def _cache_file(cache_dir: Path, sha256: str, ignore: str | None) -> Path:
     return cache_dir / "lines" / f"{sha256}{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
 
 
-def object_index_file(cache_dir: Path, sha256: str, kind: str, query: str) -> Path:
+def object_index_file(cache_dir: Path, sha256: str, kind: str, query: str, ignore: str | None = None) -> Path:
     """Where the object index of a bulk file is kept: what each of its lines gave a full read
     (normalize/delta.py). A function of the file's bytes and, for the card file, of the view's
-    query (which lines it keeps), so any build that read the file may write it."""
-    tag = "cards-" + hashlib.sha256(query.encode("utf-8")).hexdigest()[:16] if kind == "bulk-cards" else "rulings"
+    query (which lines it keeps) and of ``ignore``, the fields its line hashes leave out (an index
+    hashed another way matches no line), so any build that read the file may write it."""
+    keyed = f"{query}\0{ignore or ''}".encode()
+    tag = "cards-" + hashlib.sha256(keyed).hexdigest()[:16] if kind == "bulk-cards" else "rulings"
     return cache_dir / "lines" / f"{sha256}-{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
 
 
