@@ -502,13 +502,12 @@ def _document_row(run: RunInfo, e: DocEntry) -> dict:
             "bytes": e.bytes, "sha256": e.sha256}
 
 
-def run_row(run: RunInfo, loaded_at: str) -> dict:
+def run_row(run: RunInfo) -> dict:
     meta, done = run.meta, run.success or {}
     return {"run_id": run.run_id, "started_at": meta.get("started_at"), "finished_at": done.get("finished_at"),
             "status": None, "mode": meta.get("mode", "live"), "query": meta.get("query"),
             "sources": ",".join(meta.get("sources") or ["api"]), "replay_of": meta.get("replay_of"),
-            "requests": done.get("requests"), "bytes": done.get("bytes"), "documents": done.get("documents"),
-            "loaded_at": loaded_at}
+            "requests": done.get("requests"), "bytes": done.get("bytes"), "documents": done.get("documents")}
 
 
 __all__ = ["ParseError", "State", "build_state", "build_state_sql", "current_runs", "document_rows", "run_row"]

@@ -18,7 +18,6 @@ from pathlib import Path
 
 from . import __version__, cooldown
 from .build import build_state, build_state_sql, document_rows, run_row
-from .clock import utc_now_iso
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
 from .errors import Aborted, CasefileError, SourceDataError, UsageError
 from .failpoints import failpoint
@@ -311,7 +310,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
         except SourceDataError as exc:
             mark_rejected(run, str(exc))
             raise
-        counts = load_run(con, run_row(run, utc_now_iso()), state.tables, document_rows(run), scope=state.scope)
+        counts = load_run(con, run_row(run), state.tables, document_rows(run), scope=state.scope)
         if cache_dir is not None and state.cache_keep is not None:
             prune_cache(cache_dir, state.cache_keep)
     except BaseException as exc:  # a signal during the build or the load

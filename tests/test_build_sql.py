@@ -29,7 +29,7 @@ def _warehouse(path, store, runs, engine):
             upto = runs[: i + 1]
             state = build_state(store, upto) if engine == "python" else build_state_sql(con, store, upto, min_bytes=0)
             assert state.engine == engine
-            load_run(con, run_row(run, "2026-01-01T00:00:00Z"), state.tables, document_rows(run))
+            load_run(con, run_row(run), state.tables, document_rows(run))
         return {t: sorted(map(repr, con.execute(f"SELECT * FROM {t}").fetchall())) for t in STATE_TABLES}
     finally:
         con.close()

@@ -76,6 +76,29 @@ def test_the_offline_run_is_recorded_like_any_run(data_dir):
     assert meta["mode"] == "offline" and meta["replay_of"] == "sample"
 
 
+def test_the_run_row_is_stamped_when_the_load_has_written_the_rows(data_dir, monkeypatch):
+    """sync_run.loaded_at is taken inside the load, once its tables are written: duration_s
+    covers the fetch, the build and the writes (only the checks and the commit come after)."""
+    from datetime import datetime, timezone
+
+    from pipeline.load import warehouse
+
+    written_at = []
+    merge = warehouse._merge
+
+    def timed_merge(con, table):
+        counts = merge(con, table)
+        written_at.append(datetime.now(timezone.utc))
+        return counts
+
+    monkeypatch.setattr(warehouse, "_merge", timed_merge)
+    casefile(data_dir, "sync", "--offline")
+    warehouse_file = data_dir / "warehouse" / "casefile.duckdb"
+    loaded_at, duration = (scalar(warehouse_file, f"SELECT {column} FROM sync_run") for column in ("loaded_at", "duration_s"))
+    assert len(written_at) == len(warehouse.STATE_TABLES) and duration > 0
+    assert loaded_at.replace(tzinfo=timezone.utc) >= max(written_at)  # stored as UTC
+
+
 def test_syncing_twice_changes_nothing_and_rebuild_reproduces_it(data_dir, capsys):
     db = data_dir / "warehouse" / "casefile.duckdb"
     casefile(data_dir, "sync", "--offline")

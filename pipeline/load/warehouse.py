@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from ..changes import choose_rewordings
+from ..clock import utc_now_iso
 from ..errors import LockBusy, SourceDataError
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
@@ -198,7 +199,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         _stage(con, "raw_document", documents)
         con.execute(read_sql("load/insert_raw_document.sql"))
         totals = {k: sum(c[k] for c in counts.values()) for k in ("inserted", "updated", "removed")}
-        row = {**run_row, **totals}
+        row = {**run_row, **totals, "loaded_at": utc_now_iso()}  # the rows are written: only checks and commit remain
         if row.get("status") is None:
             row["status"] = "ok" if any(totals.values()) else "no_changes"
         con.execute(read_sql("load/insert_sync_run.sql"), row)
