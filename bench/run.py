@@ -194,6 +194,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
     summary = summaries[0]
     rows = summary.get("rows", {})
     floor, rebuild, cold, incremental = (_median(steps) for steps in (floors, rebuilds, colds, incrementals))
+    phases = summaries[incrementals.index(incremental)].get("timings_s", {})  # the median run's
     times = searches(db, n_searches)
     report_times = reports(db)
     if not keep:
@@ -210,6 +211,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         "incremental_s": round(incremental["seconds"], 3),
         "incremental_vs_rebuild": round(incremental["seconds"] / rebuild["seconds"], 3),
         "incremental_changes": changes[0],
+        "incremental_timings_s": phases,
         "runs_s": {name: [round(step["seconds"], 3) for step in steps] for name, steps in (
             ("floor", floors), ("rebuild", rebuilds), ("rebuild_cold", colds), ("incremental", incrementals))},
         "peak_rss_mb": round(max(step["peak_rss_mb"] for step in [first, *rebuilds, *colds, *incrementals]), 1),
@@ -232,6 +234,9 @@ def show(fig: dict) -> None:
     print(f"  rebuild process wall time            {fig['rebuild_wall_s']:8.3f} s   {fig['rebuild_wall_s'] / f:4.2f}x floor")
     print(f"  rebuild without data/cache/          {fig['rebuild_cold_s']:8.3f} s   {fig['rebuild_cold_s'] / f:4.2f}x floor")
     print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}")
+    phases = fig.get("incremental_timings_s") or {}
+    if phases:
+        print(f"  incremental, where the time went     {_phases(phases, fig['incremental_s'])}")
     for name, times in fig["runs_s"].items():
         print(f"  {name + ' runs (s)':<36} {', '.join(f'{t:.3f}' for t in times)}  (median above)")
     print(f"  peak RSS                             {fig['peak_rss_mb']:8.1f} MB  (floor process {fig['floor_rss_mb']} MB)")
@@ -240,6 +245,18 @@ def show(fig: dict) -> None:
         print(f"  report {name:<29} {seconds:8.3f} s")
     if not fig["reports_s"]:
         print("  reports                              none in sql/reports/")
+
+
+def _phases(phases: dict[str, float], total: float) -> str:
+    """The sync's phases (its summary's timings_s), parts in brackets after their phase, then
+    what they leave of the measured time: imports and start-up."""
+    shown = []
+    for name, seconds in phases.items():
+        if "." not in name:
+            parts = [f"{part.split('.', 1)[1]} {s:.2f}" for part, s in phases.items() if part.startswith(name + ".")]
+            shown.append(f"{name} {seconds:.2f}" + (f" ({', '.join(parts)})" if parts else ""))
+    rest = total - sum(s for name, s in phases.items() if "." not in name)
+    return "; ".join(shown) + f"; start-up and the rest {rest:.2f} s"
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
+from . import timing
 from .errors import ParseError, SourceDataError
 from .normalize import delta, duck
 from .normalize import query as query_filter
@@ -338,13 +339,15 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
         indexable = pair is not None and cache_dir is not None and all(doc.sha256 for doc in pair)
         scans = delta.start_line_scans(con, *pair, cache_dir) if indexable else None
         try:
-            duck.stage_documents(con, docs)
+            with timing.phase("build.read"):
+                duck.stage_documents(con, docs)
         except BaseException:
             if scans is not None:
                 scans.wait(interrupt=True)
             raise
-        indexed = scans is not None and scans.wait() \
-            and delta.stage_line_files(con, *pair, cache_dir, materialize=False)
+        with timing.phase("build.lines"):  # what the scans take beyond the read
+            indexed = scans is not None and scans.wait() \
+                and delta.stage_line_files(con, *pair, cache_dir, materialize=False)
         duck.derive_records(con)
         skipped, total = _refusals(con, docs, order)
         if indexed:

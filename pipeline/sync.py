@@ -16,7 +16,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__, cooldown
+from . import __version__, cooldown, timing
 from .build import build_state, build_state_sql, document_rows, run_row
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
 from .errors import Aborted, CasefileError, SourceDataError, UsageError
@@ -63,6 +63,7 @@ class SyncResult:
     replay_of: str | None = None
     skipped_records: int = 0
     unknown_fields: dict = field(default_factory=dict)  # Scryfall card fields casefile does not read: name -> times seen
+    timings_s: dict = field(default_factory=dict)  # phase -> seconds (pipeline/timing.py)
 
     def summary(self) -> dict:
         """The run summary: the figures of its sync_run row, as stored, plus row counts."""
@@ -73,7 +74,7 @@ class SyncResult:
                 "inserted": row.get("inserted"), "updated": row.get("updated"), "removed": row.get("removed"),
                 "changes": self.load.changes, "duration_s": row.get("duration_s"), "replay_of": self.replay_of,
                 "skipped_records": self.skipped_records, "unknown_fields": self.unknown_fields, "rows": self.counts,
-                "build": self.load.build}
+                "build": self.load.build, "timings_s": self.timings_s}
 
 
 def resolve_offline_source(value: str) -> RunInfo:
@@ -227,11 +228,14 @@ def _sync(settings: Settings, *, query, offline, sources, include_multilingual, 
     started = time.monotonic()
     store = RawStore(settings.raw_dir)
     plan = _plan(settings, query, offline, sources, include_multilingual, bulk)
-    run, traffic, documents = _fetch(store, plan, progress)
-    results = load_pending(plan.settings, store, fetched=run.run_id)
+    with timing.recording() as timings:
+        with timing.phase("fetch"):
+            run, traffic, documents = _fetch(store, plan, progress)
+        results = load_pending(plan.settings, store, fetched=run.run_id)
     load = next((r for r in results if r.run_id == run.run_id), None)
     if load is None:
         raise CasefileError(f"run {run.run_id} was not loaded")
+    log.info("time: %s", ", ".join(f"{name} {seconds:.2f} s" for name, seconds in timings.items()))
     unknown = load.tables.get("_unknown_fields", {})
     if unknown:
         log.info("ignored %d field(s) of Scryfall card objects that casefile does not read (%d times): %s",
@@ -240,7 +244,7 @@ def _sync(settings: Settings, *, query, offline, sources, include_multilingual, 
                       requests=traffic["requests"], bytes=traffic["bytes"], documents=documents,
                       duration_s=time.monotonic() - started, load=load, counts=table_counts_from(load),
                       replay_of=plan.replay_of, skipped_records=load.tables.get("_skipped", 0),
-                      unknown_fields=unknown)
+                      unknown_fields=unknown, timings_s=timing.rounded(timings))
 
 
 def _choose_plan(settings, api, transport, writer, store, query, include_multilingual, bulk, progress):
@@ -306,11 +310,13 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
     try:
         try:
             failpoint("during_build")
-            state = _build(con, store, upto, cache_dir, use_delta)
+            with timing.phase("build"):
+                state = _build(con, store, upto, cache_dir, use_delta)
         except SourceDataError as exc:
             mark_rejected(run, str(exc))
             raise
-        counts = load_run(con, run_row(run), state.tables, document_rows(run), scope=state.scope)
+        with timing.phase("load"):
+            counts = load_run(con, run_row(run), state.tables, document_rows(run), scope=state.scope)
         if cache_dir is not None and state.cache_keep is not None:
             prune_cache(cache_dir, state.cache_keep)
     except BaseException as exc:  # a signal during the build or the load
@@ -343,13 +349,16 @@ def load_pending(settings: Settings, store: RawStore, fetched: str | None = None
     the writer waits for them as long as they would wait for it (``reader_wait_s``).
     """
     runs = store.complete_runs()
-    con = open_writer(settings.warehouse_path, wait_s=settings.reader_wait_s, memory_limit_mb=settings.memory_limit_mb)
+    with timing.phase("open"):
+        con = open_writer(settings.warehouse_path, wait_s=settings.reader_wait_s,
+                          memory_limit_mb=settings.memory_limit_mb)
     try:
         loaded = _loaded_run_ids(con)
         return [_load_one(con, store, runs, run, settings.cache_dir, mark_aborted=run.run_id == fetched)
                 for run in runs if run.run_id not in loaded]
     finally:
-        con.close()
+        with timing.phase("close"):  # DuckDB writes the run's changes into the file (a checkpoint)
+            con.close()
 
 
 def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> LoadResult:

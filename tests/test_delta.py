@@ -375,6 +375,22 @@ def test_an_index_hashed_without_other_fields_is_not_matched_against_the_new_lin
     assert [r.build for r in load_pending(settings, store)] == ["delta"]
 
 
+def test_a_delta_build_times_its_line_scans_and_its_reads(settings, synth):
+    from pipeline import timing
+
+    store = RawStore(settings.raw_dir)
+    base = Day(synth)
+    write_day(settings.raw_dir, base, 1)
+    load_pending(settings, store)
+    next_day = copy.deepcopy(base)
+    next_day.cards[3]["rarity"] = "special"
+    write_day(settings.raw_dir, next_day, 2)
+    with timing.recording() as record:
+        assert [r.build for r in load_pending(settings, store)] == ["delta"]
+    assert record["build.lines"] > 0 and record["build.read"] > 0
+    assert record["build"] >= record["build.lines"] + record["build.read"]
+
+
 def test_a_cache_that_cannot_be_written_costs_the_delta_not_the_sync(settings, synth, caplog):
     base = Day(synth)
     days = [base]

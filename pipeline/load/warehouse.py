@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from .. import timing
 from ..changes import choose_rewordings
 from ..clock import utc_now_iso
 from ..errors import LockBusy, SourceDataError
@@ -203,12 +204,14 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         if row.get("status") is None:
             row["status"] = "ok" if any(totals.values()) else "no_changes"
         con.execute(read_sql("load/insert_sync_run.sql"), row)
-        failures = run_checks(con)
+        with timing.phase("load.checks"):
+            failures = run_checks(con)
         if failures:
             raise SourceDataError("the run's data fails the warehouse checks, nothing was loaded: "
                                   + "; ".join(f"{name} ({n} rows)" for name, n in failures))
         failpoint("before_commit")
-        con.execute("COMMIT")
+        with timing.phase("load.commit"):
+            con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import duckdb
 
+from .. import timing
 from ..resources import read_sql
 from . import duck
 from .lines import LineScans, load_table, object_index_file, read_lines, run_script, save_table, stage_lines
@@ -155,11 +156,12 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
         log.info("delta build: no object index of the previous files in the cache; full build")
         return None
     cards, rulings = pair
-    if not stage_line_files(con, cards, rulings, cache_dir):
-        log.info("delta build: a bulk file is not one object per line; full build")
-        return None
-    cards_new, cards_gone, n_cards, rulings_new, rulings_gone, n_rulings = run_script(
-        con, read_sql("delta/match_lines.sql")).fetchone()
+    with timing.phase("build.lines"):
+        if not stage_line_files(con, cards, rulings, cache_dir):
+            log.info("delta build: a bulk file is not one object per line; full build")
+            return None
+        cards_new, cards_gone, n_cards, rulings_new, rulings_gone, n_rulings = run_script(
+            con, read_sql("delta/match_lines.sql")).fetchone()
     if max(cards_new, cards_gone) > MAX_CHANGED_SHARE * max(n_cards, 1) \
             or max(rulings_new, rulings_gone) > MAX_CHANGED_SHARE * max(n_rulings, 1):
         log.info("delta build: of %d card lines %d are new or changed and %d gone, of %d ruling lines %d and %d; "
@@ -219,6 +221,11 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
 def _read_again(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Doc, stem: Path, seqs: dict) -> bool:
     """Stage the chosen lines (file, ord, off, len) as the full read would stage them; False if a
     line read is not the one indexed (its hash differs) or DuckDB cannot read it."""
+    with timing.phase("build.read"):
+        return _stage_lines_read(con, lines, cards, rulings, stem, seqs)
+
+
+def _stage_lines_read(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Doc, stem: Path, seqs: dict) -> bool:
     for label, doc in (("cards", cards), ("rulings", rulings)):
         chosen = [(o, off, length) for f, o, off, length in lines if f == label]
         if not chosen:

@@ -1,0 +1,33 @@
+"""The phases of a sync's time (pipeline/timing.py) and the summary's timings_s."""
+
+import json
+import time
+
+from pipeline import timing
+from pipeline.cli import main
+
+
+def test_phases_add_up_inside_a_record_and_cost_nothing_outside():
+    with timing.phase("outside"):  # no record open: nothing kept anywhere
+        pass
+    with timing.recording() as record:
+        for _ in range(2):
+            with timing.phase("build"):
+                with timing.phase("build.read"):
+                    time.sleep(0.01)
+        with timing.recording() as inner:  # a record of its own, the outer one untouched
+            with timing.phase("load"):
+                pass
+    assert list(record) == ["build.read", "build"] and list(inner) == ["load"]
+    assert record["build"] >= record["build.read"] >= 0.02
+    assert "outside" not in record
+
+
+def test_a_sync_says_where_its_time_went(data_dir, capsys):
+    """The summary of a sync names its phases; their parts fit in their phase."""
+    assert main(["--data-dir", str(data_dir), "--log-format", "json", "sync", "--offline"]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    timings = summary["timings_s"]
+    assert {"fetch", "open", "build", "load", "load.checks", "load.commit", "close"} <= set(timings)
+    assert all(seconds >= 0 for seconds in timings.values())
+    assert timings["load"] >= timings["load.checks"] + timings["load.commit"]
