@@ -12,12 +12,10 @@ def test_phases_add_up_inside_a_record_and_cost_nothing_outside():
         pass
     with timing.recording() as record:
         for _ in range(2):
-            with timing.phase("build"):
-                with timing.phase("build.read"):
-                    time.sleep(0.01)
-        with timing.recording() as inner:  # a record of its own, the outer one untouched
-            with timing.phase("load"):
-                pass
+            with timing.phase("build"), timing.phase("build.read"):
+                time.sleep(0.01)
+        with timing.recording() as inner, timing.phase("load"):  # a record of its own, the outer one untouched
+            pass
     assert list(record) == ["build.read", "build"] and list(inner) == ["load"]
     assert record["build"] >= record["build.read"] >= 0.02
     assert "outside" not in record
