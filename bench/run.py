@@ -169,7 +169,8 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
     floors = [child("floor", ["floor", str(runs["base"]), str(base_dir / "floor.duckdb")]) for _ in range(repeat)]
     (base_dir / "floor.duckdb").unlink(missing_ok=True)
     first = child("first sync", ["casefile", "--data-dir", str(data), "-q", "sync", "--offline", str(runs["base"])])
-    rebuilds = [child("rebuild", ["casefile", "--data-dir", str(data), "-q", "rebuild"]) for _ in range(repeat)]
+    rebuilds = [child("rebuild", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q", "rebuild"])
+                for _ in range(repeat)]
     # The same without data/cache/ (the line scans the first sync kept): what a rebuild costs
     # after the cache is deleted. It writes the cache again, so the incremental sync is as before.
     colds = []
@@ -195,6 +196,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
     rows = summary.get("rows", {})
     floor, rebuild, cold, incremental = (_median(steps) for steps in (floors, rebuilds, colds, incrementals))
     phases = summaries[incrementals.index(incremental)].get("timings_s", {})  # the median run's
+    rebuild_phases = json.loads(rebuild["stdout"].strip().splitlines()[-1]).get("timings_s", {})
     times = searches(db, n_searches)
     report_times = reports(db)
     if not keep:
@@ -212,6 +214,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         "incremental_vs_rebuild": round(incremental["seconds"] / rebuild["seconds"], 3),
         "incremental_changes": changes[0],
         "incremental_timings_s": phases,
+        "rebuild_timings_s": rebuild_phases,
         "runs_s": {name: [round(step["seconds"], 3) for step in steps] for name, steps in (
             ("floor", floors), ("rebuild", rebuilds), ("rebuild_cold", colds), ("incremental", incrementals))},
         "peak_rss_mb": round(max(step["peak_rss_mb"] for step in [first, *rebuilds, *colds, *incrementals]), 1),
@@ -234,9 +237,10 @@ def show(fig: dict) -> None:
     print(f"  rebuild process wall time            {fig['rebuild_wall_s']:8.3f} s   {fig['rebuild_wall_s'] / f:4.2f}x floor")
     print(f"  rebuild without data/cache/          {fig['rebuild_cold_s']:8.3f} s   {fig['rebuild_cold_s'] / f:4.2f}x floor")
     print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}")
-    phases = fig.get("incremental_timings_s") or {}
-    if phases:
-        print(f"  incremental, where the time went     {_phases(phases, fig['incremental_s'])}")
+    for name in ("rebuild", "incremental"):
+        phases = fig.get(f"{name}_timings_s") or {}
+        if phases:
+            print(f"  {name + ', where the time went':<36} {_phases(phases, fig[name + '_s'])}")
     for name, times in fig["runs_s"].items():
         print(f"  {name + ' runs (s)':<36} {', '.join(f'{t:.3f}' for t in times)}  (median above)")
     print(f"  peak RSS                             {fig['peak_rss_mb']:8.1f} MB  (floor process {fig['floor_rss_mb']} MB)")

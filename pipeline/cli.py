@@ -186,13 +186,16 @@ def rebuild(ctx: Context) -> None:
     Example:
       casefile rebuild
     """
+    from . import timing
     from .sync import rebuild as run_rebuild
 
-    results = run_rebuild(ctx.settings)
+    with timing.recording() as timings:
+        results = run_rebuild(ctx.settings)
     last = results[-1].tables.get("_rows", {}) if results else {}
     text = (f"rebuilt {ctx.settings.warehouse_path} from {len(results)} run(s): "
             f"{last.get('card', 0)} cards, {last.get('ruling', 0)} rulings")
-    ctx.emit(text, {"event": "rebuild", "runs": [r.run_id for r in results], "rows": last})
+    ctx.emit(text, {"event": "rebuild", "runs": [r.run_id for r in results], "rows": last,
+                    "timings_s": timing.rounded(timings)})
 
 
 @main_group.command()

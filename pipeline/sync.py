@@ -402,14 +402,18 @@ def rebuild(settings: Settings) -> list[LoadResult]:
         for stale in (built, Path(str(built) + ".wal")):
             if stale.exists():
                 stale.unlink()
-        con = open_writer(built, memory_limit_mb=settings.memory_limit_mb)
+        with timing.phase("open"):
+            con = open_writer(built, memory_limit_mb=settings.memory_limit_mb)
         try:
             runs = store.complete_runs()
             results = [_load_one(con, store, runs, run, settings.cache_dir, use_delta=False) for run in runs]
-            con.execute("CHECKPOINT")
+            with timing.phase("checkpoint"):
+                con.execute("CHECKPOINT")
         finally:
-            con.close()
-        replace_file(built, target, wait_s=settings.reader_wait_s)
+            with timing.phase("close"):
+                con.close()
+        with timing.phase("replace"):
+            replace_file(built, target, wait_s=settings.reader_wait_s)
         return results
 
 

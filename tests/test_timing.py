@@ -29,3 +29,12 @@ def test_a_sync_says_where_its_time_went(data_dir, capsys):
     assert {"fetch", "open", "build", "load", "load.checks", "load.commit", "close"} <= set(timings)
     assert all(seconds >= 0 for seconds in timings.values())
     assert timings["load"] >= timings["load.checks"] + timings["load.commit"]
+
+
+def test_a_rebuild_says_where_its_time_went(data_dir, capsys):
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "--log-format", "json", "rebuild"]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["event"] == "rebuild"
+    assert {"open", "build", "load", "checkpoint", "close", "replace"} <= set(summary["timings_s"])
