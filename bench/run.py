@@ -252,15 +252,11 @@ def show(fig: dict) -> None:
 
 
 def _phases(phases: dict[str, float], total: float) -> str:
-    """The sync's phases (its summary's timings_s), parts in brackets after their phase, then
-    what they leave of the measured time: imports and start-up."""
-    shown = []
-    for name, seconds in phases.items():
-        if "." not in name:
-            parts = [f"{part.split('.', 1)[1]} {s:.2f}" for part, s in phases.items() if part.startswith(name + ".")]
-            shown.append(f"{name} {seconds:.2f}" + (f" ({', '.join(parts)})" if parts else ""))
-    rest = total - sum(s for name, s in phases.items() if "." not in name)
-    return "; ".join(shown) + f"; start-up and the rest {rest:.2f} s"
+    """A step's phases (its summary's timings_s), then what they leave of the measured time:
+    imports and start-up."""
+    from pipeline import timing
+
+    return f"{timing.describe(phases)}; start-up and the rest {total - timing.top_level(phases):.2f} s"
 
 
 def main() -> None:

@@ -235,7 +235,7 @@ def _sync(settings: Settings, *, query, offline, sources, include_multilingual, 
     load = next((r for r in results if r.run_id == run.run_id), None)
     if load is None:
         raise CasefileError(f"run {run.run_id} was not loaded")
-    log.info("time: %s", ", ".join(f"{name} {seconds:.2f} s" for name, seconds in timings.items()))
+    log.info("time: %s", timing.describe(timings))
     unknown = load.tables.get("_unknown_fields", {})
     if unknown:
         log.info("ignored %d field(s) of Scryfall card objects that casefile does not read (%d times): %s",

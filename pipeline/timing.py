@@ -42,3 +42,18 @@ def phase(name: str) -> Iterator[None]:
 def rounded(record: dict[str, float]) -> dict[str, float]:
     """The record in milliseconds' precision, phases in the order they first ended."""
     return {name: round(seconds, 3) for name, seconds in record.items()}
+
+
+def describe(record: dict[str, float]) -> str:
+    """The record as one line: each phase, its parts in brackets after it."""
+    shown = []
+    for name, seconds in record.items():
+        if "." not in name:
+            parts = [f"{part.split('.', 1)[1]} {s:.2f}" for part, s in record.items() if part.startswith(name + ".")]
+            shown.append(f"{name} {seconds:.2f} s" + (f" ({', '.join(parts)})" if parts else ""))
+    return "; ".join(shown)
+
+
+def top_level(record: dict[str, float]) -> float:
+    """The time of the phases that are not parts of others."""
+    return sum(seconds for name, seconds in record.items() if "." not in name)

@@ -19,6 +19,8 @@ def test_phases_add_up_inside_a_record_and_cost_nothing_outside():
     assert list(record) == ["build.read", "build"] and list(inner) == ["load"]
     assert record["build"] >= record["build.read"] >= 0.02
     assert "outside" not in record
+    assert timing.describe({"build.read": 0.5, "build": 1.25, "load": 0.5}) == "build 1.25 s (read 0.50); load 0.50 s"
+    assert timing.top_level({"build.read": 0.5, "build": 1.25, "load": 0.5}) == 1.75
 
 
 def test_a_sync_says_where_its_time_went(data_dir, capsys):
