@@ -212,7 +212,7 @@ class Synth:
         for obj in self.objects:
             oracle_id = obj.get("oracle_id") or obj["card_faces"][0]["oracle_id"]
             obj["edhrec_rank"] = rank_of[oracle_id]
-            if oracle_id[-1] in "0123456789a":  # the cards in the Penny Dreadful pool (from day to day)
+            if oracle_id[-1] in "0123456789a":  # the Penny Dreadful pool: the same cards every day
                 obj["penny_rank"] = rank_of[oracle_id] // 2 + 1
             obj["prices"] = {"usd": price(0.9), "usd_foil": price(0.5), "usd_etched": price(0.05),
                              "eur": price(0.8), "eur_foil": price(0.4), "tix": price(0.6)}
