@@ -183,6 +183,20 @@ def test_pacer_keeps_the_interval_per_key(clock):
     assert clock.slept == pytest.approx([0.1 + PACING_MARGIN_S, 0.4])
 
 
+@responses.activate
+def test_the_interval_starts_when_the_answer_arrives_not_when_the_request_left(client, clock):
+    """A request that takes 0.3 s to be answered (it left late, or the server was slow) does
+    not count towards the 0.1 s before the next one: the server must see that gap."""
+    def slow(request):
+        clock.now += 0.3
+        return 200, {"content-type": "application/json"}, json.dumps(OK)
+
+    responses.add_callback(responses.GET, f"{API}/cards/x/rulings", callback=slow)
+    get(client)
+    get(client)
+    assert clock.slept == pytest.approx([0.1 + PACING_MARGIN_S])
+
+
 def test_retry_after_forms():
     assert parse_retry_after("120") == 120.0
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
