@@ -2,8 +2,9 @@
 
 Writes two recorded runs in the raw store's format, as a bulk sync would have fetched them:
 ``base`` and ``changed`` (the same data with 1 % of the card objects and 1 % of the rulings
-edited, and new prices and ranks on every card object, as every day at Scryfall). Each holds the ``/bulk-data`` index, the ``/sets`` list, an ``all_cards`` file (a JSON
-array, one card object per line, as Scryfall writes its bulk files) and a ``rulings`` file.
+edited, and new prices and ranks on every card object, as every day at Scryfall). Each holds
+the ``/bulk-data`` index, the ``/sets`` list, an ``all_cards`` file (a JSON array, one card
+object per line, as Scryfall writes its bulk files) and a ``rulings`` file.
 
 At scale 1: 35,000 Oracle cards, 100,000 card objects (English printings and translated copies),
 70,000 distinct rulings shared across cards, 700 sets. The objects have the fields and sizes of
