@@ -393,7 +393,8 @@ def rebuild(settings: Settings) -> list[LoadResult]:
 
     Built in a new file and renamed over the old one, so readers see the old warehouse or the
     new one, never a half-built one. Every build is a full one (no delta of the bulk files), so a
-    rebuild is also the reference a sync's delta builds are checked against. SIGTERM stops it with the old warehouse in place.
+    rebuild is also the reference a sync's delta builds are checked against. SIGTERM stops it
+    with the old warehouse in place.
     """
     store = RawStore(settings.raw_dir)
     with _sigterm_aborts(), SyncLock(settings.lock_path):
