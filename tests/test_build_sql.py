@@ -168,3 +168,31 @@ def test_sql_text_functions_match_python(text):
     con.execute(sql[sql.index("CREATE OR REPLACE TEMP TABLE n_variant"):])
     assert con.execute("SELECT key, canon, has_symbols, score FROM n_variant").fetchall() == [
         (match_key(text), canonical_text(text), has_symbols(text), typographic_score(canonical_text(text)))]
+
+
+def test_a_python_built_list_column_empty_in_its_first_rows_still_loads(tmp_path):
+    """The Python path hands the loader DataFrames. DuckDB types their object columns from 1,000
+    sampled rows: ruling_sighting.flags, empty on all but a few sightings of a large build, read
+    as a list of NULL and the load failed on the first flag (seen at the benchmark's 1x scale).
+    Constructed rows: 3,000 sightings, one flagged, the last."""
+    import pandas as pd
+
+    from pipeline.load.warehouse import _stage
+
+    n = 3000
+    frame = pd.DataFrame({
+        "sighting_id": [f"s{i}" for i in range(n)], "ruling_id": [f"r{i}" for i in range(n)],
+        "doc_id": ["d"] * n, "origin": ["scryfall-api"] * n, "oracle_id": [f"o{i}" for i in range(n)],
+        "position": list(range(n)), "lang": ["en"] * n, "text_as_seen": ["text"] * n,
+        "date_as_seen": ["2024-01-01"] * n, "source_as_seen": ["wotc"] * n,
+        "flags": [[] for _ in range(n - 1)] + [["matched_without_date"]],
+    })
+    con = open_writer(tmp_path / "w.duckdb")
+    try:
+        _stage(con, "ruling_sighting", frame)
+        assert con.execute("SELECT sighting_id, flags FROM stage_ruling_sighting WHERE len(flags) > 0").fetchall() == \
+            [(f"s{n - 1}", ["matched_without_date"])]
+        assert con.execute("SELECT count(*) FROM stage_ruling_sighting").fetchone()[0] == n
+        assert con.execute("SELECT current_setting('pandas_analyze_sample')").fetchone()[0] == 1000
+    finally:
+        con.close()

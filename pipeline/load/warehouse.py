@@ -109,11 +109,17 @@ def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: Rows) -> None:
                             [[row[n] for n in names] for row in frame])
         return
     if len(frame):
+        # DuckDB types a DataFrame's object columns from a sample of its rows (1,000 by default):
+        # a column of lists that are empty in every sampled row reads as a list of NULL and fails
+        # on the first non-empty one (ruling_sighting.flags, set on a few sightings of thousands).
+        # Every row is looked at instead.
+        con.execute(f"SET pandas_analyze_sample = {int(len(frame))}")
         con.register("incoming", frame)
         try:
             con.execute(f"INSERT INTO {stage} BY NAME SELECT * FROM incoming")
         finally:
             con.unregister("incoming")
+            con.execute("RESET pandas_analyze_sample")
 
 
 def _record_changes(con: duckdb.DuckDBPyConnection) -> None:
