@@ -294,13 +294,15 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
     reconciliation).
     """
     views = current_runs(runs)
+    size = sum(e.bytes or 0 for (_, origin), run in views.items() if origin == api.ORIGIN
+               for e in read_manifest(run) if _usable(e))
+    large = size >= (SQL_PATH_MIN_BYTES if min_bytes is None else min_bytes)
     if any(origin != api.ORIGIN for _, origin in views):
-        raise duck.SqlPathUnavailable("page sources need the Python reconciliation")
+        raise duck.SqlPathUnavailable("page sources need the Python reconciliation", large)
     queries = {query for query, _ in views}
     if len(queries) > 1:
-        raise duck.SqlPathUnavailable("cards of several queries need the Python path to tell them apart")
-    size = sum(e.bytes or 0 for run in views.values() for e in read_manifest(run) if _usable(e))
-    if size < (SQL_PATH_MIN_BYTES if min_bytes is None else min_bytes):
+        raise duck.SqlPathUnavailable("cards of several queries need the Python path to tell them apart", large)
+    if not large:
         raise duck.SqlPathUnavailable(f"{size:,} bytes of documents: the Python path is enough")
     docs: list[duck.Doc] = []
     order: list[str] = []
@@ -356,7 +358,8 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
     duck.release_objects(con)
     if outcome is None:  # a delta build reconciles as it goes
         if not duck.all_anchors(con):
-            raise duck.SqlPathUnavailable("sightings without a date or a source need the Python reconciliation")
+            raise duck.SqlPathUnavailable("sightings without a date or a source need the Python reconciliation",
+                                          large=True)
         duck.reconcile(con)
     tables: dict[str, Rows] = {t: f"n_{t}" for t in duck.TABLES}
     con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "

@@ -149,3 +149,19 @@ def test_offline_with_a_query_the_recording_lacks_is_a_usage_error(data_dir, cap
 def test_offline_from_a_folder_that_is_not_a_run(data_dir, tmp_path, capsys):
     assert casefile(data_dir, "sync", "--offline", str(tmp_path)) == 78
     assert "not a casefile run" in capsys.readouterr().err
+
+
+def test_a_large_build_that_must_go_through_python_says_so_as_a_warning(data_dir, capsys, monkeypatch):
+    """A bulk query beside page sources makes every build a Python one: at bulk sizes many times
+    slower than the SQL build, which a cron job's owner should be told at the default verbosity.
+    The bundled sample stands in for a large input by lowering the SQL path's threshold."""
+    import pipeline.build
+
+    assert casefile(data_dir, "sync", "--offline") == 0  # small: the Python path is the right one
+    assert "building in Python" not in capsys.readouterr().err
+
+    monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 1)
+    assert casefile(data_dir, "rebuild") == 0
+    err = capsys.readouterr().err
+    assert "casefile: building in Python: page sources need the Python reconciliation" in err
+    assert "--data-dir of its own" in err

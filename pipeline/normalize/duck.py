@@ -48,7 +48,14 @@ TABLES = ("card_set", "card", "printing", "ruling", "card_ruling", "ruling_sight
 
 
 class SqlPathUnavailable(Exception):
-    """DuckDB could not read a document; the Python path handles it (and names what is wrong)."""
+    """DuckDB could not read a document; the Python path handles it (and names what is wrong).
+
+    ``large``: the input is of the size the SQL path is for (pipeline/build.py
+    SQL_PATH_MIN_BYTES), so the Python build will be slow and hold it all in memory."""
+
+    def __init__(self, reason: str, large: bool = False):
+        super().__init__(reason)
+        self.large = large
 
 
 @dataclass
@@ -122,7 +129,7 @@ def stage_documents(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:
             _stage_lists(con, by_kind["sets"], SET_TYPE, "set")
     except duckdb.Error as exc:
         if isinstance(exc, (duckdb.InvalidInputException, duckdb.ConversionException, duckdb.IOException)):
-            raise SqlPathUnavailable(str(exc).splitlines()[0]) from None
+            raise SqlPathUnavailable(str(exc).splitlines()[0], large=True) from None
         raise
 
 
