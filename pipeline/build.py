@@ -20,11 +20,14 @@ from .errors import ParseError, SourceDataError
 from .normalize import delta, duck
 from .normalize import query as query_filter
 from .normalize import scryfall as api
+from .normalize.lines import run_script
 from .normalize.rules import RulesDocument, parse_cr
-from .rules_link import link_card, link_text, link_wiki_quotes, subtypes
+from .normalize.text import symbol_free_key
 from .rawstore import DocEntry, RawStore, RunInfo, body_path, read_body, read_manifest
 from .reconcile import reconcile
 from .records import Card, CardSet, Printing, Ruling, RulingSighting
+from .resources import read_sql
+from .rules_link import link_card, link_text, link_wiki_quotes, subtypes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -81,7 +84,7 @@ class State:
     @property
     def build(self) -> str:
         """How the rows were made: "delta" (the changed lines of a bulk view), "full" (every
-        document through DuckDB), "python" (the reference path, for small syncs and pages)."""
+        document through DuckDB), "python" (the reference path, for small syncs)."""
         return "delta" if self.scope else "full" if self.engine == "sql" else "python"
 
 
@@ -289,25 +292,22 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
 
     A single bulk view whose previous files the warehouse's line index describes is built as a
     delta (``normalize/delta.py``, unless ``use_delta`` is false); ``cache_dir`` keeps the line
-    index of each bulk file read. Raises SqlPathUnavailable when a document needs the Python path
-    (``build_state``), and when a page source is among the views (its sightings need the general
-    reconciliation).
+    index of each bulk file read. Views of several queries, and page sources beside them, are
+    built whole: the pages' sightings are reconciled in Python with the Scryfall sightings they
+    may join (``_reconcile_with_pages``). Raises SqlPathUnavailable when the input is small or a
+    document needs the Python path (``build_state``).
     """
     views = current_runs(runs)
-    size = sum(e.bytes or 0 for (_, origin), run in views.items() if origin == api.ORIGIN
-               for e in read_manifest(run) if _usable(e))
-    large = size >= (SQL_PATH_MIN_BYTES if min_bytes is None else min_bytes)
-    if any(origin != api.ORIGIN for _, origin in views):
-        raise duck.SqlPathUnavailable("page sources need the Python reconciliation", large)
-    queries = {query for query, _ in views}
-    if len(queries) > 1:
-        raise duck.SqlPathUnavailable("cards of several queries need the Python path to tell them apart", large)
-    if not large:
+    scryfall_views = {key: run for key, run in views.items() if key[1] == api.ORIGIN}
+    page_views = {key: run for key, run in views.items() if key[1] != api.ORIGIN}
+    size = sum(e.bytes or 0 for run in scryfall_views.values() for e in read_manifest(run) if _usable(e))
+    if size < (SQL_PATH_MIN_BYTES if min_bytes is None else min_bytes):
         raise duck.SqlPathUnavailable(f"{size:,} bytes of documents: the Python path is enough")
+    queries = sorted({query for query, _ in scryfall_views})
     docs: list[duck.Doc] = []
     order: list[str] = []
     ruling_docs: set[str] = set()  # each rulings document once: its (card, position) pairs are then unique
-    for (query, origin), run in sorted(views.items(), key=lambda item: (item[1].run_id, item[0])):
+    for (query, origin), run in sorted(scryfall_views.items(), key=lambda item: (item[1].run_id, item[0])):
         order.append(run.run_id)
         entries = read_manifest(run)
         terms = view_terms(run) if any(e.kind == "bulk-cards" for e in entries) else None
@@ -321,11 +321,16 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
                                  terms=terms if entry.kind == "bulk-cards" else None,
                                  place=bulk_rulings_place(run) if entry.kind == "bulk-rulings" else None,
                                  sha256=entry.sha256))
-    [query] = queries or {""}
+    one_view = len(scryfall_views) == 1 and not page_views
+    query = queries[0] if queries else ""
     got = _Collected()
     _collect_rules(store, runs, got)
+    for (_, origin), run in sorted(page_views.items(), key=lambda item: (item[1].run_id, item[0])):
+        if origin in PAGE_COLLECTORS:
+            PAGE_COLLECTORS[origin](store, run, got)
     duck.register_functions(con)
-    pair = delta.bulk_docs(docs)
+    # the line index serves the next day's delta, which only a warehouse of one bulk view takes
+    pair = delta.bulk_docs(docs) if one_view else None
     # the rules links depend on every card and ruling: with an edition ingested, builds are full
     outcome = delta.build(con, docs, query, cache_dir, _previous_bulk(runs, query)) \
         if pair and use_delta and not got.editions else None
@@ -351,19 +356,29 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
             indexed = scans is not None and scans.wait() \
                 and delta.stage_line_files(con, *pair, cache_dir, materialize=False)
         duck.derive_records(con)
+        if len(queries) > 1:
+            con.execute(read_sql("normalize/query_card_views.sql"),
+                        {"run_ids": [run.run_id for _, run in sorted(scryfall_views.items())],
+                         "queries": [q for q, _ in sorted(scryfall_views)]})
         skipped, total = _refusals(con, docs, order)
         if indexed:
             delta.index_full(con, *pair, query, cache_dir)
         scope = ()
     duck.release_objects(con)
+    unmatched = 0
     if outcome is None:  # a delta build reconciles as it goes
         if not duck.all_anchors(con):
             raise duck.SqlPathUnavailable("sightings without a date or a source need the Python reconciliation",
                                           large=True)
+        pages = _reconcile_with_pages(con, got.sightings) if got.sightings else None
         duck.reconcile(con)
+        if pages is not None:
+            _append_reconciled(con, pages)
+            unmatched = len(pages.unmatched_translations)
     tables: dict[str, Rows] = {t: f"n_{t}" for t in duck.TABLES}
-    con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "
-                "oracle_id FROM n_card", {"query": query})
+    if len(queries) <= 1:
+        con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "
+                    "oracle_id FROM n_card", {"query": query})
     tables["query_card"] = "n_query_card"
     cards: list[Card] = []
     rulings: list[Ruling] = []
@@ -375,7 +390,40 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
                    for r, s_, x in con.execute("SELECT ruling_id, source, text FROM n_ruling").fetchall()]
     tables.update(_rules_tables(got, cards, rulings))
     return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql", scope=scope,
+                 unmatched_translations=unmatched,
                  cache_keep={doc.sha256 for doc in pair if doc.sha256} if pair else None)
+
+
+def _reconcile_with_pages(con, sightings: list[RulingSighting]):
+    """The page copies (``sightings``) reconciled in Python with the Scryfall sightings they may
+    join, which leave n_sighting and n_variant (sql/normalize/pull_page_classes.sql); the SQL
+    reconciliation then works on the rest. A ruling page copies cannot reach is reconciled alike
+    either way, so the two parts together give what ``build_state`` gives."""
+    ids = sorted({s.oracle_id for s in sightings if s.oracle_id is not None})
+    known = {row[0] for row in con.execute("SELECT oracle_id FROM n_card WHERE oracle_id IN "
+                                           "(SELECT unnest($ids::VARCHAR[]))", {"ids": ids}).fetchall()}
+    pages = [s for s in sightings if s.oracle_id is None or s.oracle_id in known]
+    bare = sorted({symbol_free_key(s.text_as_seen) for s in pages if s.lang == "en"})
+    run_script(con, read_sql("normalize/pull_page_classes.sql"), {"bare": bare})
+    pulled = [RulingSighting(doc_id=doc_id, origin=origin, oracle_id=oracle_id, position=position, text_as_seen=text,
+                             date_as_seen=date, source=source, lang=lang, place=place)
+              for doc_id, origin, oracle_id, position, text, date, source, lang, place in con.execute(
+                  "SELECT doc_id, origin, oracle_id, position, text_as_seen, date_as_seen, source, lang, place "
+                  "FROM pulled_sighting").fetchall()]
+    con.execute("DROP TABLE pulled_sighting")
+    return reconcile(pulled + pages)
+
+
+def _append_reconciled(con, rec) -> None:
+    """What ``_reconcile_with_pages`` gave, added to the SQL reconciliation's tables."""
+    for table, rows in (("n_ruling", [r.__dict__ for r in rec.rulings]),
+                        ("n_card_ruling", [c.__dict__ for c in rec.card_rulings]),
+                        ("n_ruling_sighting", [_sighting_row(s) for s in rec.sightings]),
+                        ("n_ruling_translation", [t.__dict__ for t in rec.translations])):
+        if rows:
+            names = list(rows[0])
+            con.executemany(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                            [[row[n] for n in names] for row in rows])
 
 
 def _previous_bulk(runs: list[RunInfo], query: str) -> tuple[str, str] | None:

@@ -298,8 +298,7 @@ def _build(con, store: RawStore, upto: list[RunInfo], cache_dir: Path | None, us
     except SqlPathUnavailable as exc:
         if exc.large:  # what a cron job's owner should hear of: it can cost 10x the time
             log.warning("building in Python: %s; at this size that takes many times the SQL build's "
-                        "time and memory: keep a bulk query in a --data-dir of its own (README, "
-                        "\"Performance\")", exc)
+                        "time and memory", exc)
         else:
             log.info("building in Python: %s", exc)
         return build_state(store, upto)

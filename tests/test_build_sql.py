@@ -4,6 +4,7 @@ On the bundled sample (API-shaped run), on constructed edge-case card objects, a
 SYNTHETIC bulk run from bench/generate.py (labelled as such; never real card data)."""
 
 import json
+import re
 import shutil
 
 import duckdb
@@ -41,13 +42,13 @@ def both(tmp_path, store, runs):
     return py, sql
 
 
-def store_with_sample(tmp_path):
+def store_with_sample(tmp_path, sources=("api",)):
     raw = tmp_path / "raw"
     raw.mkdir()
     shutil.copytree(ROOT / "data" / "raw" / "sample", raw / "20260101T000000.000000Z")
     meta = raw / "20260101T000000.000000Z" / "run.json"
     meta.write_text(json.dumps({**json.loads(meta.read_text()), "run_id": "20260101T000000.000000Z", "mode": "offline",
-                                "sources": ["api"]}))
+                                "sources": list(sources)}))
     return RawStore(raw)
 
 
@@ -56,6 +57,15 @@ def test_sample_gives_identical_tables(tmp_path):
     py, sql = both(tmp_path, store, store.complete_runs())
     assert py == sql
     assert len(sql["card"]) == 15 and len(sql["card_ruling"]) == 153 and len(sql["ruling"]) == 40
+
+
+def test_sample_with_its_page_sources_gives_identical_tables(tmp_path):
+    store = store_with_sample(tmp_path, sources=("api", "wiki", "listeblanche", "scryfall-page"))
+    py, sql = both(tmp_path, store, store.complete_runs())
+    assert py == sql
+    origins = {origin for origin in ("mtgwiki", "listeblanche", "scryfall-page")
+               if any(f"'{origin}'" in row for row in sql["ruling_sighting"])}
+    assert origins == {"mtgwiki", "listeblanche", "scryfall-page"}
 
 
 def _page(cards):
@@ -196,3 +206,91 @@ def test_a_python_built_list_column_empty_in_its_first_rows_still_loads(tmp_path
         assert con.execute("SELECT current_setting('pandas_analyze_sample')").fetchone()[0] == 1000
     finally:
         con.close()
+
+
+def _bulk_run(store, run_id, cards, rulings):
+    """A bulk '*' run (bulk card file, bulk rulings file) holding ``cards`` and ``rulings``."""
+    from pipeline.wire import Response
+
+    writer = store.new_run({"mode": "offline", "query": "*", "plan": "bulk", "sources": ["api"]}, run_id=run_id)
+    for kind, key, items in (("bulk-cards", "default_cards", cards), ("bulk-rulings", "rulings", rulings)):
+        url = f"https://data.scryfall.io/{key}/{key}-{run_id[:8]}.json"
+        body = ("[\n" + ",\n".join(json.dumps(item, ensure_ascii=False) for item in items) + "\n]\n").encode()
+        writer.save(Response(url, url, 200, {"content-type": "application/json"}, body, None), "scryfall-api", kind, key)
+    writer.finish({"requests": 0, "bytes": 0})
+    return read_run(writer.path)
+
+
+def test_a_bulk_view_beside_a_query_with_page_sources_gives_identical_tables(tmp_path):
+    """A bulk '*' view beside the sample's type:"Case" views (Scryfall's API and three page
+    sources): two queries and page copies, on the SQL path, against the Python reference.
+
+    The bulk files are CONSTRUCTED: the sample's own card objects and rulings (a Case ruling now
+    sighted in two Scryfall documents and on the pages), a synthetic card, and three rulings on it
+    made from a sample ruling that page copies reach: the same text on another date (an undated
+    wiki copy then has two rulings to choose from), the text without its mana symbols on the same
+    date (it folds into the ruling with them), and a text no page shows."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    shutil.copytree(ROOT / "data" / "raw" / "sample", raw / "20260101T000000.000000Z")
+    meta = raw / "20260101T000000.000000Z" / "run.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "run_id": "20260101T000000.000000Z",
+                                "mode": "offline"}))
+    store = RawStore(raw)
+    sample = read_run(raw / "20260101T000000.000000Z")
+    docs = ROOT / "data" / "raw" / "sample"
+    manifest = [json.loads(line) for line in (docs / "manifest.jsonl").read_text("utf-8").splitlines()]
+    cards, rulings = [], []
+    for entry in manifest:
+        if entry["origin"] != "scryfall-api" or entry["status"] != 200:
+            continue
+        body = json.loads((docs / entry["path"]).read_bytes())
+        if entry["kind"] == "search":
+            cards.extend(body["data"])
+        elif entry["kind"] == "rulings":
+            rulings.extend({**r, "oracle_id": entry["key"]} for r in body["data"])
+    with_symbols = next(r for r in rulings if "{" in r["comment"] and r["source"] == "wotc")
+    synthetic = "00000000-0000-4000-8000-00000000aaaa"
+    cards.append({"object": "card", "id": "00000000-0000-4000-8000-00000000a001", "oracle_id": synthetic,
+                  "name": "Synthetic Case", "lang": "en", "layout": "normal", "set": "tst", "collector_number": "1",
+                  "type_line": "Enchantment \u2014 Case", "oracle_text": "Constructed.", "released_at": "2024-02-09"})
+    rulings += [
+        {**with_symbols, "oracle_id": synthetic, "published_at": "2030-01-01"},
+        {**with_symbols, "oracle_id": synthetic, "comment": re.sub(r"\{[^{}]+\}", "", with_symbols["comment"])},
+        {"object": "ruling", "oracle_id": synthetic, "source": "wotc", "published_at": "2024-02-02",
+         "comment": "A constructed ruling no page shows."},
+    ]
+    bulk = _bulk_run(store, "20260102T000000.000000Z", cards, rulings)
+    py, sql = both(tmp_path, store, [sample, bulk])
+    assert py == sql
+    assert sorted(q for q, _ in map(eval, sql["query_card"])) == ["*"] * 16 + ['type:"Case"'] * 15
+    # the page copies did meet the constructed rulings: a wiki copy chose between two dates
+    flagged = [row for row in sql["ruling_sighting"] if "ambiguous_match" in row]
+    assert flagged and all("mtgwiki" in row or "listeblanche" in row or "scryfall-page" in row for row in flagged)
+    assert any("symbols_lost" in row and synthetic in row for row in sql["ruling_sighting"])
+
+
+def test_a_large_input_duckdb_cannot_read_is_built_in_python_with_a_warning(tmp_path, caplog, monkeypatch):
+    """A value DuckDB cannot cast (constructed: a card whose cmc is a word) sends the build to the
+    Python path, which refuses that one record; at bulk sizes that costs many times the SQL
+    build, so it is a warning, not an info line."""
+    import logging
+
+    import pipeline.build
+    from pipeline.sync import _build
+
+    store = RawStore(tmp_path / "raw")
+    sample = json.loads((ROOT / "data/raw/sample/docs/scryfall-api/00001-search.json").read_text("utf-8"))["data"]
+    bad = {**sample[0], "id": "00000000-0000-4000-8000-00000000b001", "cmc": "not a number"}
+    run = _edge_run(store, "20260101T000000.000000Z", sample + [bad], {})
+    monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 1)
+    con = open_writer(tmp_path / "w.duckdb")
+    try:
+        with caplog.at_level(logging.INFO, logger="pipeline"):
+            state = _build(con, store, [run], None, use_delta=True)
+    finally:
+        con.close()
+    assert state.engine == "python" and state.skipped_count == 1
+    [warning] = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert warning.getMessage().startswith("building in Python: Invalid Input Error")
+    assert "many times the SQL build" in warning.getMessage()

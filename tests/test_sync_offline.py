@@ -151,17 +151,32 @@ def test_offline_from_a_folder_that_is_not_a_run(data_dir, tmp_path, capsys):
     assert "not a casefile run" in capsys.readouterr().err
 
 
-def test_a_large_build_that_must_go_through_python_says_so_as_a_warning(data_dir, capsys, monkeypatch):
-    """A bulk query beside page sources makes every build a Python one: at bulk sizes many times
-    slower than the SQL build, which a cron job's owner should be told at the default verbosity.
-    The bundled sample stands in for a large input by lowering the SQL path's threshold."""
+def test_page_sources_beside_a_large_input_take_the_sql_path_and_load_the_same(data_dir, tmp_path, capsys,
+                                                                                 monkeypatch):
+    """Page sources no longer send a large build to Python: their copies are reconciled with the
+    Scryfall sightings they can reach, the rest in SQL. The bundled sample stands in for a large
+    input by lowering the SQL path's threshold; the tables equal those of the Python build."""
     import pipeline.build
 
-    assert casefile(data_dir, "sync", "--offline") == 0  # small: the Python path is the right one
-    assert "building in Python" not in capsys.readouterr().err
+    assert casefile(data_dir, "-v", "sync", "--offline") == 0  # small: the Python path
+    assert "building in Python: " in capsys.readouterr().err
 
     monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 1)
-    assert casefile(data_dir, "rebuild") == 0
-    err = capsys.readouterr().err
-    assert "casefile: building in Python: page sources need the Python reconciliation" in err
-    assert "--data-dir of its own" in err
+    other = tmp_path / "sql-built"
+    assert casefile(other, "-v", "sync", "--offline") == 0
+    assert "building in Python" not in capsys.readouterr().err
+    python_built = snapshot(data_dir / "warehouse" / "casefile.duckdb")
+    assert snapshot(other / "warehouse" / "casefile.duckdb") == python_built
+    assert len(python_built["ruling_sighting"]) > len(python_built["card_ruling"])  # page copies are in
+
+    # with an edition of the rules ingested, the links are made from the SQL build's cards and rulings
+    rules = FIXTURES / "rules" / "cr_case_excerpt.txt"
+    monkeypatch.undo()
+    assert casefile(data_dir, "rules", "ingest", str(rules)) == 0
+    monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 1)
+    assert casefile(other, "-v", "rules", "ingest", str(rules)) == 0
+    assert "building in Python" not in capsys.readouterr().err
+    linked = STATE_TABLES + ("cr_edition", "cr_rule", "cr_glossary", "ruling_rule", "card_rule")
+    python_built = snapshot(data_dir / "warehouse" / "casefile.duckdb", linked)
+    assert snapshot(other / "warehouse" / "casefile.duckdb", linked) == python_built
+    assert python_built["ruling_rule"] and python_built["card_rule"]
