@@ -294,3 +294,21 @@ def test_a_large_input_duckdb_cannot_read_is_built_in_python_with_a_warning(tmp_
     [warning] = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert warning.getMessage().startswith("building in Python: Invalid Input Error")
     assert "many times the SQL build" in warning.getMessage()
+
+
+def test_two_bulk_views_of_the_same_files_give_identical_tables(tmp_path):
+    """Two bulk queries ('*' and type:enchantment) whose runs hold the same SYNTHETIC files (a
+    304 links yesterday's file into a new run the same way): one rulings document, two views."""
+    from bench.generate import generate
+
+    runs = generate(0.004, tmp_path / "raw")
+    everything, enchantments = runs["base"], tmp_path / "raw" / "20000103T000000.000000Z"
+    shutil.copytree(everything, enchantments)
+    for path, query in ((everything, "*"), (enchantments, "type:enchantment")):
+        meta = json.loads((path / "run.json").read_text())
+        (path / "run.json").write_text(json.dumps({**meta, "run_id": path.name, "query": query, "mode": "offline"}))
+    store = RawStore(tmp_path / "raw")
+    py, sql = both(tmp_path, store, [read_run(everything), read_run(enchantments)])
+    assert py == sql
+    queries = [q for q, _ in map(eval, sql["query_card"])]
+    assert queries.count("*") == len(sql["card"]) and 0 < queries.count("type:enchantment") < len(sql["card"])
