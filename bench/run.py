@@ -12,6 +12,8 @@ step in a child process of its own:
                delta build: pipeline/normalize/delta.py)
   search       median of N `casefile search` queries (pipeline/lookup.py) on a read-only connection
   reports      each `casefile report` (sets, colors, rulings), rendered as a table
+  mixed        the bundled sample (type:"Case" with its page sources) synced into the day-1
+               warehouse, then the changed run: a warehouse of two queries and pages, once
 and once: the API plan of the Case query against the loopback FakeScryfall of the tests.
 Times are measured inside each child, after its imports; wall times of the processes are printed
 too. The floor, both rebuilds and the incremental sync run --repeat times (3 unless told; the
@@ -188,6 +190,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         incrementals.append(child("incremental", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q",
                                                   "sync", "--offline", str(runs["changed"])]))
         summaries.append(json.loads(incrementals[-1]["stdout"].strip().splitlines()[-1]))
+    mixed = _mixed(before, base_dir / "data-mixed", runs["changed"])
     shutil.rmtree(before, ignore_errors=True)
     changes = [{k: got.get(k) for k in ("inserted", "updated", "removed")} for got in summaries]
     if any(c != changes[0] for c in changes):
@@ -223,7 +226,22 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         "search_ms_p50": round(statistics.median(times), 2), "search_ms_max": round(max(times), 2),
         "searches": len(times),
         "reports_s": {k: round(v, 3) for k, v in report_times.items()},
+        "mixed": mixed,
     }
+
+
+def _mixed(before: Path, data: Path, changed: Path) -> dict:
+    """The bulk warehouse of day 1 shared with the type:"Case" query and its page sources: the
+    bundled sample synced into it, then day 2's bulk run (built whole: a delta needs the bulk
+    view alone). Run once each; time and peak RSS of each."""
+    _copy_data(before, data)
+    try:
+        steps = {name: child(f"mixed: {name}", ["casefile", "--data-dir", str(data), "-q", "sync", "--offline", *args])
+                 for name, args in (("case_with_pages", []), ("next_bulk_day", [str(changed)]))}
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    return {name: {"seconds": round(step["seconds"], 3), "peak_rss_mb": round(step["peak_rss_mb"], 1)}
+            for name, step in steps.items()}
 
 
 def show(fig: dict) -> None:
@@ -249,6 +267,9 @@ def show(fig: dict) -> None:
         print(f"  report {name:<29} {seconds:8.3f} s")
     if not fig["reports_s"]:
         print("  reports                              none in sql/reports/")
+    for name, label in (("case_with_pages", "+ type:\"Case\" with its pages"), ("next_bulk_day", "then the next bulk day")):
+        step = fig["mixed"][name]
+        print(f"  {label:<36} {step['seconds']:8.3f} s   peak RSS {step['peak_rss_mb']:.1f} MB  (one run)")
 
 
 def _phases(phases: dict[str, float], total: float) -> str:
