@@ -420,10 +420,10 @@ def _append_reconciled(con, rec) -> None:
                         ("n_card_ruling", [c.__dict__ for c in rec.card_rulings]),
                         ("n_ruling_sighting", [_sighting_row(s) for s in rec.sightings]),
                         ("n_ruling_translation", [t.__dict__ for t in rec.translations])):
-        if rows:
+        if rows:  # one list per column, unnested side by side: executemany takes ~1 ms a row
             names = list(rows[0])
-            con.executemany(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-                            [[row[n] for n in names] for row in rows])
+            select = ", ".join(f'unnest(${n}) AS "{n}"' for n in names)
+            con.execute(f"INSERT INTO {table} BY NAME SELECT {select}", {n: [row[n] for row in rows] for n in names})
 
 
 def _previous_bulk(runs: list[RunInfo], query: str) -> tuple[str, str] | None:
