@@ -21,6 +21,7 @@ from ..clock import utc_now_iso
 from ..errors import LockBusy, SourceDataError
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
+from ..sqlrows import insert_rows
 
 if TYPE_CHECKING:
     from ..build import Rows
@@ -102,11 +103,7 @@ def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: Rows) -> None:
         return
     con.execute(f"CREATE TEMP TABLE {stage} AS SELECT * FROM {table} LIMIT 0")
     if isinstance(frame, list):
-        if frame:
-            names = list(frame[0])
-            columns = ", ".join(f'"{n}"' for n in names)
-            con.executemany(f"INSERT INTO {stage} ({columns}) VALUES ({', '.join('?' * len(names))})",
-                            [[row[n] for n in names] for row in frame])
+        insert_rows(con, stage, frame)
         return
     if len(frame):
         # DuckDB types a DataFrame's object columns from a sample of its rows (1,000 by default):

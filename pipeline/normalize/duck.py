@@ -21,6 +21,7 @@ import duckdb
 
 from ..errors import ParseError
 from ..resources import read_sql, sql_files
+from ..sqlrows import insert_rows
 from . import text
 
 log = logging.getLogger(__name__)
@@ -140,8 +141,8 @@ def _q(name: str) -> str:
 def _register_docs(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:
     con.execute("CREATE OR REPLACE TEMP TABLE doc_input (file_seq INTEGER, run_id VARCHAR, doc_id VARCHAR, "
                 "key VARCHAR, path VARCHAR, doc_name VARCHAR)")
-    con.executemany("INSERT INTO doc_input VALUES (?, ?, ?, ?, ?, ?)",
-                    [(d.file_seq, d.run_id, d.doc_id, d.key, str(d.path), d.name) for d in docs])
+    insert_rows(con, "doc_input", [{"file_seq": d.file_seq, "run_id": d.run_id, "doc_id": d.doc_id, "key": d.key,
+                                    "path": str(d.path), "doc_name": d.name} for d in docs])
 
 
 def _stage_lists(con: duckdb.DuckDBPyConnection, docs: list[Doc], item_type: str, what: str) -> None:
