@@ -339,6 +339,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
         outcome = None  # the full read names the first refusals
     if outcome is not None:
         skipped, total, scope = outcome.examples, outcome.refused, delta.SCOPED_TABLES
+        unknown: Counter = Counter()  # a delta reads bulk files only, whose fields are not counted
         log.info("delta build: %d changed line(s), %d card(s) derived again", outcome.changed_lines,
                  outcome.dirty_cards)
     else:
@@ -362,6 +363,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
                         {"run_ids": [run.run_id for _, run in sorted(scryfall_views.items())],
                          "queries": [q for q, _ in sorted(scryfall_views)]})
         skipped, total = _refusals(con, docs, order)
+        unknown = Counter(duck.unknown_fields(con, docs))
         if indexed:
             delta.index_full(con, *pair, query, cache_dir)
         scope = ()
@@ -391,7 +393,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
                    for r, s_, x in con.execute("SELECT ruling_id, source, text FROM n_ruling").fetchall()]
     tables.update(_rules_tables(got, cards, rulings))
     return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql", scope=scope,
-                 unmatched_translations=unmatched,
+                 unmatched_translations=unmatched, unknown_fields=unknown,
                  cache_keep={doc.sha256 for doc in pair if doc.sha256} if pair else None)
 
 

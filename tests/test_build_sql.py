@@ -312,3 +312,18 @@ def test_two_bulk_views_of_the_same_files_give_identical_tables(tmp_path):
     assert py == sql
     queries = [q for q, _ in map(eval, sql["query_card"])]
     assert queries.count("*") == len(sql["card"]) and 0 < queries.count("type:enchantment") < len(sql["card"])
+
+
+def test_both_paths_count_the_same_unread_fields_of_search_pages(tmp_path):
+    """unknown_fields in a sync's summary shows a change of Scryfall's format; the SQL path counts
+    it from the search pages as the Python reader does."""
+    store = store_with_sample(tmp_path, sources=("api", "wiki", "listeblanche", "scryfall-page"))
+    runs = store.complete_runs()
+    python = build_state(store, runs).unknown_fields
+    con = open_writer(tmp_path / "w.duckdb")
+    try:
+        sql = build_state_sql(con, store, runs, min_bytes=0).unknown_fields
+    finally:
+        con.close()
+    assert sql == python
+    assert python["arena_id"] == 14 and python["artist"] == 107

@@ -182,6 +182,20 @@ def _stage_sets(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:
                 "s.card_count, s.digital FROM set_doc AS s JOIN doc_input AS d USING (path)")
 
 
+def unknown_fields(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> dict[str, int]:
+    """Fields of the search pages' card objects that casefile does not read, with how many
+    objects carry each (what ``scryfall.search_page_records`` counts). Bulk files are not
+    counted, on either path."""
+    from .scryfall import CARD_FIELDS_READ
+
+    files = [str(d.path) for d in docs if d.kind == "search"]
+    if not files:
+        return {}
+    rows = con.execute(read_sql("normalize/unknown_fields.sql"),
+                       {"files": files, "read": sorted(CARD_FIELDS_READ)}).fetchall()
+    return {key: int(n) for key, n in rows}
+
+
 def refusals(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> dict[str, Counts]:
     """Records read and refused per run (the share refused decides whether a run may load)."""
     run_of = {d.file_seq: d.run_id for d in docs}
