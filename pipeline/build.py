@@ -1,6 +1,8 @@
 """From raw runs to table rows: pick the current runs, normalize their documents, reconcile.
 
-Reads files of the raw store; no network, no DuckDB. The warehouse's content is a function of
+Reads files of the raw store; no network. The Python path (``build_state``) uses no DuckDB;
+the SQL path (``build_state_sql``) works in TEMP tables of the connection it is given and
+writes no warehouse table (the load does). The warehouse's content is a function of
 the raw store: for each (query, origin), the newest complete run that fetched that origin is the
 current view of it, and the tables are built from those views. ``sync`` and ``rebuild`` both come
 through here, which is why a rebuild reproduces what the syncs wrote.
