@@ -49,7 +49,8 @@ TABLES = ("card_set", "card", "printing", "ruling", "card_ruling", "ruling_sight
 
 
 class SqlPathUnavailable(Exception):
-    """DuckDB could not read a document; the Python path handles it (and names what is wrong).
+    """The SQL path does not apply: the input is small, DuckDB cannot read a document or a bulk
+    ruling has no date or source. The Python path handles it (and names what is wrong).
 
     ``large``: the input is of the size the SQL path is for (pipeline/build.py
     SQL_PATH_MIN_BYTES), so the Python build will be slow and hold it all in memory."""
