@@ -486,7 +486,8 @@ def _rules_tables(got: _Collected, cards: list[Card], rulings: list) -> dict[str
     ruling_links, card_links = [], []
     if got.editions:
         date, (_, doc) = max(got.editions.items())
-        terms = [e.term for e in doc.glossary if e.term.casefold() in _relevant_terms(cards)]
+        relevant = _relevant_terms(cards)  # once: it reads every card
+        terms = tuple(e.term for e in doc.glossary if e.term.casefold() in relevant)
         for ruling in rulings:
             for link in link_text(ruling.text, doc, terms=terms):
                 ruling_links.append({"ruling_id": ruling.ruling_id, "effective_date": date, **link.__dict__})

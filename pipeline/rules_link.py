@@ -178,13 +178,24 @@ def _keywords(key: str) -> list[RuleLink]:
 
 
 def _glossary_links(key: str, rules: RulesDocument, terms: Iterable[str] | None) -> list[RuleLink]:
-    wanted = None if terms is None else {match_key(term) for term in terms}
     links = []
-    for term, pattern, numbers in _glossary_patterns(rules):
-        if (wanted is None or match_key(term) in wanted) and pattern.search(key):
+    for term, pattern, numbers in _wanted_glossary(rules, None if terms is None else tuple(terms)):
+        if pattern.search(key):
             evidence = f'glossary term "{term}"'
             links.extend(RuleLink(number, "glossary", evidence) for number in numbers)
     return links
+
+
+@lru_cache(maxsize=8)
+def _wanted_glossary(rules: RulesDocument, terms: tuple[str, ...] | None
+                     ) -> tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]:
+    """The glossary patterns of ``terms`` (None: every entry), worked out once per edition and
+    term list rather than once per ruling: a build links every ruling of the warehouse."""
+    entries = _glossary_patterns(rules)
+    if terms is None:
+        return entries
+    wanted = {match_key(term) for term in terms}
+    return tuple(entry for entry in entries if match_key(entry[0]) in wanted)
 
 
 @lru_cache(maxsize=8)

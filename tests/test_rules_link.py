@@ -227,3 +227,19 @@ def test_any_text_links_only_to_rules_of_the_document(text):
     for link in link_text(text, rules):
         assert link.rule_number in rules.by_number
         assert link.method in METHODS
+
+
+def test_the_glossary_terms_are_keyed_once_per_term_list_not_once_per_ruling(rules, monkeypatch):
+    """A build links every ruling of the warehouse (70,000 at the benchmark's 1x): the match keys
+    of the glossary and of the terms are worked out once per edition and term list, and each
+    ruling costs one match key of its own text."""
+    import pipeline.rules_link as rules_link
+
+    calls = []
+    monkeypatch.setattr(rules_link, "match_key", lambda text: calls.append(text) or match_key(text))
+    rules_link._wanted_glossary.cache_clear()
+    texts = [f"Once a Case becomes solved, it stays solved ({i})." for i in range(300)]
+    terms = ("Case", "Solved")
+    links = [link_text(text, rules, terms=terms) for text in texts]
+    assert all({link.rule_number for link in found if link.method == "glossary"} for found in links)
+    assert len(calls) <= len(texts) + 2 * len(rules.glossary) + len(terms)
