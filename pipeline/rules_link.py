@@ -7,6 +7,7 @@ rulings give the same links for the same edition. Pure: no network, no DuckDB.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -167,12 +168,22 @@ def unknown_keyword_rules(rules: RulesDocument) -> list[str]:
     return sorted({number for number in wanted if number not in rules.by_number}, key=rule_sort_key)
 
 
+# Cheap tests that let most texts skip the patterns above (a build links every ruling of the
+# warehouse): a citation names a rule or section, or has a number like 702.1; every keyword
+# pattern has "solve" or "keyword" in it.
+_RULE_NUMBER = re.compile(r"\d\.\d")
+
+
 def _citations(text: str) -> list[RuleLink]:
+    if "ule" not in text and "ection" not in text and not _RULE_NUMBER.search(text):
+        return []
     return [RuleLink(match.group(1) or match.group(2), "citation", match.group(0))
             for match in _CITED.finditer(text)]
 
 
 def _keywords(key: str) -> list[RuleLink]:
+    if "solve" not in key and "keyword" not in key:
+        return []
     return [RuleLink(number, "keyword", reason) for pattern, number, reason in _KEYWORDS
             if pattern.search(key)]
 
@@ -218,6 +229,8 @@ def _glossary_patterns(rules: RulesDocument) -> tuple[tuple[str, re.Pattern[str]
 
 
 def _ability_line_links(line: str) -> list[RuleLink]:
+    if "solve" not in line.casefold() and unicodedata.is_normalized("NFKC", line):
+        return []  # its match key has no "solve" either: NFKC, which could make one, changes nothing
     key = match_key(line)
     if _TO_SOLVE_LINE.match(key):
         return [RuleLink("719.3a", "keyword", f"to solve ability: {line.strip()}")]
@@ -237,6 +250,8 @@ def _known_and_sorted(links: list[RuleLink], rules: RulesDocument) -> list[RuleL
 
     When several things found the same link, its evidence lists them all, joined by "; ".
     """
+    if not links:
+        return []
     known = rules.by_number
     evidence: dict[tuple[str, str], list[str]] = {}
     for link in links:

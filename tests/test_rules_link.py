@@ -243,3 +243,27 @@ def test_the_glossary_terms_are_keyed_once_per_term_list_not_once_per_ruling(rul
     links = [link_text(text, rules, terms=terms) for text in texts]
     assert all({link.rule_number for link in found if link.method == "glossary"} for found in links)
     assert len(calls) <= len(texts) + 2 * len(rules.glossary) + len(terms)
+
+
+WORDS = ["See", "see also", "rule", "Rules", "section", "Section", "702.169a", "719.3", "7", "205.1a", "1.5",
+         "solved", "Solved", "to solve", "keyword", "keyword abilities", "stays", "designation", "copiable values",
+         "don't lose", "abilities", "becomes", "twice", "check", "—", "-", ".", ",", '"', "[condition]", "Case",
+         "\u00bd", "\uff53olve", "ＲＵＬＥ", "case", "the", "a", "x"]
+
+
+@given(st.lists(st.sampled_from(WORDS), max_size=14), st.sampled_from([" ", "", "  "]))
+def test_the_quick_tests_skip_only_texts_the_patterns_do_not_match(words, sep):
+    """_citations and _keywords skip a text on a cheap test first; they find what the patterns alone find."""
+    import unicodedata
+
+    import pipeline.rules_link as rules_link
+
+    text = sep.join(words)
+    key = match_key(text)
+    cited = [(m.group(1) or m.group(2), m.group(0)) for m in rules_link._CITED.finditer(text)]
+    assert [(link.rule_number, link.evidence) for link in rules_link._citations(text)] == cited
+    keyed = [number for pattern, number, _ in rules_link._KEYWORDS if pattern.search(key)]
+    assert [link.rule_number for link in rules_link._keywords(key)] == keyed
+    if "solve" not in text.casefold() and unicodedata.is_normalized("NFKC", text):  # what _ability_line_links skips
+        assert not rules_link._TO_SOLVE_LINE.match(key) and not rules_link._SOLVED_LINE.match(key)
+        assert rules_link._ability_line_links(text) == []
