@@ -307,18 +307,21 @@ def doctor(ctx: Context, online: bool, fmt: str) -> None:
 @click.argument("number")
 @click.option("--edition", default=None, metavar="DATE",
               help="The edition's effective date (YYYY-MM-DD) [default: the newest ingested].")
+@click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True,
+              help="At most this many rulings and this many cards (0: all of them).")
 @pass_ctx
-def rule(ctx: Context, number: str, edition: str | None) -> None:
+def rule(ctx: Context, number: str, edition: str | None, limit: int) -> None:
     """Show a Comprehensive Rules rule: its text, parent and children, and the rulings and cards
     linked to it, each link saying how it was found.
 
     \b
-    Example:
+    Examples:
       casefile rule 719.3a
+      casefile rule 702.169 --limit 0     # every linked ruling and card
     """
     from .rules_view import show_rule
 
-    click.echo(_read(ctx, show_rule, number, edition), nl=False)
+    click.echo(_read(ctx, show_rule, number, edition, limit), nl=False)
 
 
 @main_group.group()

@@ -38,8 +38,9 @@ def _wrap(text: str, indent: str = "", width: int = 100, first: str | None = Non
     return lines
 
 
-def show_rule(con, number: str, edition: str | None = None) -> str:
-    """A rule as a page: its text, its parent and children, then the rulings and cards linked to it."""
+def show_rule(con, number: str, edition: str | None = None, limit: int = 0) -> str:
+    """A rule as a page: its text, its parent and children, then the rulings and cards linked to
+    it, at most ``limit`` of each (0: all; a warehouse of every card links thousands to a rule)."""
     number = number.strip().rstrip(".")
     if not _NUMBER.match(number):
         raise UsageError(f"{number!r} is not a rule number (like 719, 719.3 or 719.3a)")
@@ -60,14 +61,21 @@ def show_rule(con, number: str, edition: str | None = None) -> str:
     rulings = [dict(zip(columns, l)) for l in links if l[0] == "ruling"]
     cards = [dict(zip(columns, l)) for l in links if l[0] == "card"]
     out += ["", f"Rulings linked ({len(rulings)}):" if rulings else "Rulings linked: none"]
-    for link in rulings:
+    for link in rulings[:limit or None]:
         when = link["published_at"].isoformat() if link["published_at"] else "undated"
         out.append(f"  {when} · {link['source']} · {link['method']}: {link['evidence']}")
         out += _wrap(link["text"], "    ")
+    out += _more(rulings, limit)
     out += ["", f"Cards linked ({len(cards)}):" if cards else "Cards linked: none"]
-    for link in cards:
+    for link in cards[:limit or None]:
         out.append(f"  {link['text']} · {link['method']}: {link['evidence']}")
+    out += _more(cards, limit)
     return "\n".join(out) + "\n"
+
+
+def _more(links: list, limit: int) -> list[str]:
+    left = len(links) - limit if limit else 0
+    return [f"  … and {left} more (--limit 0 shows them all)"] if left > 0 else []
 
 
 def _document(con, edition: str) -> RulesDocument:

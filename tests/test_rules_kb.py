@@ -75,6 +75,22 @@ def test_rule_command_output(kb, capsys, golden):
     golden("rule_719.3a.txt", out)
 
 
+def test_rule_command_shows_at_most_limit_links_of_each_kind(kb, capsys):
+    """A warehouse of every card links thousands of rulings and cards to 702.169: --limit keeps
+    the page readable (50 of each by default) and says how many more there are."""
+    capsys.readouterr()
+    assert main(["--data-dir", str(kb), "rule", "719", "--limit", "5"]) == 0
+    out = capsys.readouterr().out
+    rulings, cards = out.split("Cards linked")
+    assert "Rulings linked (23):" in rulings and rulings.count("\n  20") + rulings.count("\n  undated") == 5
+    assert "  … and 18 more (--limit 0 shows them all)" in rulings
+    assert cards.startswith(" (30):") and cards.count(" · ") == 5 and "  … and 25 more" in cards
+    assert main(["--data-dir", str(kb), "rule", "719"]) == 0  # 50 by default: all of the Case cards'
+    assert main(["--data-dir", str(kb), "rule", "719", "--limit", "0"]) == 0
+    default, everything = capsys.readouterr().out.split("719  Case Cards", 2)[1:]
+    assert "more (--limit 0" not in default and default == everything
+
+
 def test_rule_command_errors(kb, capsys):
     assert main(["--data-dir", str(kb), "rule", "999.9z"]) == 2
     assert "not in the edition" in capsys.readouterr().err
