@@ -267,7 +267,8 @@ def show(fig: dict) -> None:
         print(f"  report {name:<29} {seconds:8.3f} s")
     if not fig["reports_s"]:
         print("  reports                              none in sql/reports/")
-    for name, label in (("case_with_pages", "+ type:\"Case\" with its pages"), ("next_bulk_day", "then the next bulk day")):
+    for name, label in (("case_with_pages", "+ type:\"Case\" with its pages"),
+                        ("next_bulk_day", "then the next bulk day")):
         step = fig["mixed"][name]
         print(f"  {label:<36} {step['seconds']:8.3f} s   peak RSS {step['peak_rss_mb']:.1f} MB  (one run)")
 

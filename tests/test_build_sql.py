@@ -216,7 +216,8 @@ def _bulk_run(store, run_id, cards, rulings):
     for kind, key, items in (("bulk-cards", "default_cards", cards), ("bulk-rulings", "rulings", rulings)):
         url = f"https://data.scryfall.io/{key}/{key}-{run_id[:8]}.json"
         body = ("[\n" + ",\n".join(json.dumps(item, ensure_ascii=False) for item in items) + "\n]\n").encode()
-        writer.save(Response(url, url, 200, {"content-type": "application/json"}, body, None), "scryfall-api", kind, key)
+        writer.save(Response(url, url, 200, {"content-type": "application/json"}, body, None),
+                    "scryfall-api", kind, key)
     writer.finish({"requests": 0, "bytes": 0})
     return read_run(writer.path)
 

@@ -26,4 +26,5 @@ def test_columns_that_are_null_or_empty_in_every_row_and_no_rows_at_all():
     con = _table()
     insert_rows(con, "t", [])
     insert_rows(con, "t", [{"id": 1, "name": None, "flags": []}, {"id": 2, "name": None, "flags": []}])
-    assert con.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, None, [], None, None), (2, None, [], None, None)]
+    assert con.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, None, [], None, None),
+                                                                    (2, None, [], None, None)]
