@@ -132,10 +132,8 @@ def test_a_page_whose_layout_changed_fails_the_run_and_changes_nothing(data_dir,
     assert "no changes" in capsys.readouterr().out
 
 
-def test_each_english_ruling_on_a_listeblanche_page_gets_one_french_translation(data_dir, tmp_path, capsys):
-    """No recorded page holds French ruling text, so this test gives one page of a copy of the
-    sample French copies that are plain markers ("[FR 0]", …), placed where the site puts its
-    translation: after each English original. Test-only: never in the bundled sample."""
+def _with_french(tmp_path):
+    """A copy of the sample whose Shifting Visage listeblanche page carries marker French copies."""
     run = tmp_path / "with-french"
     shutil.copytree(ROOT / "data" / "raw" / "sample", run)
     manifest = [json.loads(l) for l in (run / "manifest.jsonl").read_text().splitlines()]
@@ -145,6 +143,14 @@ def test_each_english_ruling_on_a_listeblanche_page_gets_one_french_translation(
     html = re.sub(r"(<blockquote lang=\"en\">.*?</blockquote>)",
                   lambda m: m.group(1) + f'\n<blockquote lang="fr"><p>[FR {next(count)}]</p></blockquote>', html, flags=re.S)
     page.write_text(html, "utf-8")
+    return run
+
+
+def test_each_english_ruling_on_a_listeblanche_page_gets_one_french_translation(data_dir, tmp_path, capsys):
+    """No recorded page holds French ruling text, so this test gives one page of a copy of the
+    sample French copies that are plain markers ("[FR 0]", …), placed where the site puts its
+    translation: after each English original. Test-only: never in the bundled sample."""
+    run = _with_french(tmp_path)
     assert main(["--data-dir", str(data_dir), "sync", "--offline", str(run)]) == 0
     translations = rows(data_dir, """
         SELECT t.ruling_id, t.lang, t.origin, t.text, t.machine_translated FROM ruling_translation t ORDER BY t.text""")
@@ -158,3 +164,23 @@ def test_each_english_ruling_on_a_listeblanche_page_gets_one_french_translation(
     capsys.readouterr()
     assert main(["--data-dir", str(data_dir), "card", VISAGE]) == 0
     assert "fr (listeblanche, machine translation): [FR " in capsys.readouterr().out
+
+
+def test_translations_are_the_same_when_the_sql_path_builds_the_run(data_dir, tmp_path, monkeypatch, capsys):
+    """The SQL path hands page copies, French ones included, to the Python reconciliation: the
+    same translations as the Python path (the marker-French copy of the sample; the SQL path's
+    threshold lowered so that the small run takes it)."""
+    import pipeline.build
+
+    run = _with_french(tmp_path)
+    assert main(["--data-dir", str(data_dir), "-v", "sync", "--offline", str(run)]) == 0
+    assert "building in Python" in capsys.readouterr().err
+    monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 1)
+    sql_built = tmp_path / "sql-built"
+    assert main(["--data-dir", str(sql_built), "-v", "sync", "--offline", str(run)]) == 0
+    assert "building in Python" not in capsys.readouterr().err
+    python_state, sql_state = _state(data_dir), _state(sql_built)
+    for table in python_state:
+        if table != "sync_run":
+            assert sql_state[table] == python_state[table], table
+    assert len(sql_state["ruling_translation"]) == 16
