@@ -22,7 +22,6 @@ from .errors import ParseError, SourceDataError
 from .normalize import delta, duck
 from .normalize import query as query_filter
 from .normalize import scryfall as api
-from .normalize.lines import run_script
 from .normalize.rules import RulesDocument, parse_cr
 from .normalize.text import symbol_free_key
 from .rawstore import DocEntry, RawStore, RunInfo, body_path, read_body, read_manifest
@@ -30,7 +29,7 @@ from .reconcile import reconcile
 from .records import Card, CardSet, Printing, Ruling, RulingSighting
 from .resources import read_sql
 from .rules_link import link_card, link_text, link_wiki_quotes, subtypes
-from .sqlrows import insert_rows
+from .sqlexec import insert_rows, run_script
 
 if TYPE_CHECKING:
     import pandas as pd

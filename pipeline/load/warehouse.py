@@ -21,7 +21,7 @@ from ..clock import utc_now_iso
 from ..errors import LockBusy, SourceDataError
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
-from ..sqlrows import insert_rows
+from ..sqlexec import insert_rows
 
 if TYPE_CHECKING:
     from ..build import Rows

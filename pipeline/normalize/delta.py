@@ -38,8 +38,9 @@ import duckdb
 
 from .. import timing
 from ..resources import read_sql
+from ..sqlexec import run_script
 from . import duck
-from .lines import LineScans, load_table, object_index_file, read_lines, run_script, save_table, stage_lines
+from .lines import LineScans, load_table, object_index_file, read_lines, save_table, stage_lines
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ import duckdb
 
 from ..errors import ParseError
 from ..resources import read_sql, sql_files
-from ..sqlrows import insert_rows
+from ..sqlexec import insert_rows
 from . import text
 
 log = logging.getLogger(__name__)

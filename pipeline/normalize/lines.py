@@ -23,21 +23,12 @@ from pathlib import Path
 import duckdb
 
 from ..resources import read_sql
+from ..sqlexec import run_script
 
 log = logging.getLogger(__name__)
 
 # Part of every cache file's name: a new layout, or a DuckDB whose hash() may differ, starts afresh.
 INDEX_VERSION = 1
-
-
-def run_script(con: duckdb.DuckDBPyConnection, text: str, params: dict | None = None):
-    """Each statement of ``text`` with the parameters it names; returns the last one's result."""
-    params = params or {}
-    result = None
-    for statement in con.extract_statements(text):
-        names = statement.named_parameters
-        result = con.execute(statement.query, {k: params[k] for k in names} if names else None)
-    return result
 
 
 def _cache_file(cache_dir: Path, sha256: str, ignore: str | None) -> Path:

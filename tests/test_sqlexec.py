@@ -1,8 +1,8 @@
-"""insert_rows: Python rows into a DuckDB table in one statement, typed by the table."""
+"""pipeline/sqlexec.py insert_rows: Python rows into a DuckDB table in one statement, typed by the table."""
 
 import duckdb
 
-from pipeline.sqlrows import insert_rows
+from pipeline.sqlexec import insert_rows
 
 
 def _table():
