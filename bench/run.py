@@ -14,6 +14,8 @@ step in a child process of its own:
   reports      each `casefile report` (sets, colors, rulings), rendered as a table
   mixed        the bundled sample (type:"Case" with its page sources) synced into the day-1
                warehouse, then the changed run: a warehouse of two queries and pages, once
+  with rules   the rules excerpt of the tests ingested into the day-1 warehouse, then the changed
+               run (a delta that links what it derives again), once
 and once: the API plan of the Case query against the loopback FakeScryfall of the tests.
 Times are measured inside each child, after its imports; wall times of the processes are printed
 too. The floor, both rebuilds and the incremental sync run --repeat times (3 unless told; the
@@ -191,6 +193,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
                                                   "sync", "--offline", str(runs["changed"])]))
         summaries.append(json.loads(incrementals[-1]["stdout"].strip().splitlines()[-1]))
     mixed = _mixed(before, base_dir / "data-mixed", runs["changed"])
+    with_rules = _with_rules(before, base_dir / "data-rules", runs["changed"])
     shutil.rmtree(before, ignore_errors=True)
     changes = [{k: got.get(k) for k in ("inserted", "updated", "removed")} for got in summaries]
     if any(c != changes[0] for c in changes):
@@ -227,6 +230,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         "searches": len(times),
         "reports_s": {k: round(v, 3) for k, v in report_times.items()},
         "mixed": mixed,
+        "with_rules": with_rules,
     }
 
 
@@ -238,6 +242,22 @@ def _mixed(before: Path, data: Path, changed: Path) -> dict:
     try:
         steps = {name: child(f"mixed: {name}", ["casefile", "--data-dir", str(data), "-q", "sync", "--offline", *args])
                  for name, args in (("case_with_pages", []), ("next_bulk_day", [str(changed)]))}
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    return {name: {"seconds": round(step["seconds"], 3), "peak_rss_mb": round(step["peak_rss_mb"], 1)}
+            for name, step in steps.items()}
+
+
+def _with_rules(before: Path, data: Path, changed: Path) -> dict:
+    """The bulk warehouse of day 1 with the bundled Comprehensive Rules excerpt ingested (a full
+    build that links every ruling and card), then day 2's bulk run (a delta that links what it
+    derives again). Run once each; time and peak RSS of each."""
+    _copy_data(before, data)
+    excerpt = ROOT / "tests" / "fixtures" / "rules" / "cr_case_excerpt.txt"
+    try:
+        steps = {name: child(f"with rules: {name}", ["casefile", "--data-dir", str(data), "-q", *args])
+                 for name, args in (("rules_ingest", ["rules", "ingest", str(excerpt)]),
+                                    ("next_bulk_day", ["sync", "--offline", str(changed)]))}
     finally:
         shutil.rmtree(data, ignore_errors=True)
     return {name: {"seconds": round(step["seconds"], 3), "peak_rss_mb": round(step["peak_rss_mb"], 1)}
@@ -270,6 +290,10 @@ def show(fig: dict) -> None:
     for name, label in (("case_with_pages", "+ type:\"Case\" with its pages"),
                         ("next_bulk_day", "then the next bulk day")):
         step = fig["mixed"][name]
+        print(f"  {label:<36} {step['seconds']:8.3f} s   peak RSS {step['peak_rss_mb']:.1f} MB  (one run)")
+    for name, label in (("rules_ingest", "rules ingest on the day-1 warehouse"),
+                        ("next_bulk_day", "then the next bulk day")):
+        step = fig["with_rules"][name]
         print(f"  {label:<36} {step['seconds']:8.3f} s   peak RSS {step['peak_rss_mb']:.1f} MB  (one run)")
 
 

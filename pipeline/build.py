@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
@@ -42,6 +43,8 @@ log = logging.getLogger(__name__)
 Rows = Union["pd.DataFrame", str, list]
 
 RULES_ORIGIN = "comprehensive-rules"
+# The links to the rules: a delta build stages them for its scope when the linked terms stand.
+LINK_TABLES = ("ruling_rule", "card_rule")
 # What ``--sources`` names, and the origin each one writes to the raw store.
 SOURCE_ORIGINS = {"api": "scryfall-api", "wiki": "mtgwiki", "listeblanche": "listeblanche",
                   "scryfall-page": "scryfall-page", "rules": RULES_ORIGIN}
@@ -293,7 +296,8 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
     """The same tables through DuckDB (``normalize/duck.py``): TEMP tables n_<table> on ``con``.
 
     A single bulk view whose previous files the warehouse's line index describes is built as a
-    delta (``normalize/delta.py``, unless ``use_delta`` is false); ``cache_dir`` keeps the line
+    delta (``normalize/delta.py``, unless ``use_delta`` is false), an ingested edition of the
+    rules beside it or not (``_sql_rules_tables``); ``cache_dir`` keeps the line
     index of each bulk file read. Views of several queries, and page sources beside them, are
     built whole: the pages' sightings are reconciled in Python with the Scryfall sightings they
     may join (``_reconcile_with_pages``). Raises SqlPathUnavailable when the input is small or a
@@ -301,7 +305,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
     """
     views = current_runs(runs)
     scryfall_views = {key: run for key, run in views.items() if key[1] == api.ORIGIN}
-    page_views = {key: run for key, run in views.items() if key[1] != api.ORIGIN}
+    page_views = {key: run for key, run in views.items() if key[1] not in (api.ORIGIN, RULES_ORIGIN)}
     size = sum(e.bytes or 0 for run in scryfall_views.values() for e in read_manifest(run) if _usable(e))
     if size < (SQL_PATH_MIN_BYTES if min_bytes is None else min_bytes):
         raise duck.SqlPathUnavailable(f"{size:,} bytes of documents: the Python path is enough")
@@ -333,9 +337,9 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
     duck.register_functions(con)
     # the line index serves the next day's delta, which only a warehouse of one bulk view takes
     pair = delta.bulk_docs(docs) if one_view else None
-    # the rules links depend on every card and ruling: with an edition ingested, builds are full
+    # a run that ingests an edition links every card and ruling again: its build is full
     outcome = delta.build(con, docs, query, cache_dir, _previous_bulk(runs, query)) \
-        if pair and use_delta and not got.editions else None
+        if pair and use_delta and not _ingests_rules(runs) else None
     if outcome is not None and outcome.objects and outcome.refused / outcome.objects > MAX_SKIPPED_SHARE:
         outcome = None  # the full read names the first refusals
     if outcome is not None:
@@ -384,15 +388,10 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
         con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "
                     "oracle_id FROM n_card", {"query": query})
     tables["query_card"] = "n_query_card"
-    cards: list[Card] = []
-    rulings: list[Ruling] = []
-    if got.editions:  # the rules links need the texts; without an edition there is nothing to link
-        cards = [Card(oracle_id=o, name=n, mana_cost=None, cmc=None, colors=None, color_identity=(), type_line=t,
-                      oracle_text=x, layout="")
-                 for o, n, t, x in con.execute("SELECT oracle_id, name, type_line, oracle_text FROM n_card").fetchall()]
-        rulings = [Ruling(ruling_id=r, source=s_, published_at=None, text=x, match_key="")
-                   for r, s_, x in con.execute("SELECT ruling_id, source, text FROM n_ruling").fetchall()]
-    tables.update(_rules_tables(got, cards, rulings))
+    rules_tables, links_scoped = _sql_rules_tables(con, got, delta_built=outcome is not None)
+    tables.update(rules_tables)
+    if links_scoped:
+        scope = (*scope, *LINK_TABLES)
     return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql", scope=scope,
                  unmatched_translations=unmatched, unknown_fields=unknown,
                  cache_keep={doc.sha256 for doc in pair if doc.sha256} if pair else None)
@@ -429,9 +428,10 @@ def _append_reconciled(con, rec) -> None:
 
 def _previous_bulk(runs: list[RunInfo], query: str) -> tuple[str, str] | None:
     """The card file and the rulings file (sha256) of the view the warehouse holds before the
-    last of ``runs`` is loaded, when that is the same query's bulk view and no other view."""
+    last of ``runs`` is loaded, when that is the same query's bulk view and no other view (an
+    ingested edition of the rules aside)."""
     views = current_runs(sorted(runs, key=lambda r: r.run_id)[:-1])
-    if set(views) != {(query, api.ORIGIN)}:
+    if {key for key in views if key[1] != RULES_ORIGIN} != {(query, api.ORIGIN)}:
         return None
     entries = [e for e in read_manifest(views[(query, api.ORIGIN)]) if _usable(e)]
     kinds = [e.kind for e in entries]
@@ -440,6 +440,11 @@ def _previous_bulk(runs: list[RunInfo], query: str) -> tuple[str, str] | None:
         return None
     sha = {e.kind: e.sha256 for e in entries}
     return sha["bulk-cards"], sha["bulk-rulings"]
+
+
+def _ingests_rules(runs: list[RunInfo]) -> bool:
+    """Whether the run being loaded (the newest of ``runs``) ingests an edition of the rules."""
+    return RULES_ORIGIN in run_origins(max(runs, key=lambda r: r.run_id))
 
 
 def _refusals(con, docs: list[duck.Doc], order: list[str]) -> tuple[list[str], int]:
@@ -465,17 +470,63 @@ def _relevant_terms(cards: list[Card]) -> set[str]:
     The whole glossary would link most rulings to "Card" or "Target"; these are the terms the
     synced cards are about (for Cases: "Case" and "Solved").
     """
+    heads = [line.partition(" — ")[0] for card in cards for line in (card.oracle_text or "").split("\n")
+             if " — " in line]
+    return _terms_of([card.type_line for card in cards], heads)
+
+
+def _terms_of(type_lines: Iterable[str | None], heads: Iterable[str]) -> set[str]:
+    """``_relevant_terms`` from the cards' type lines and the text before " — " of their lines."""
     terms: set[str] = set()
-    for card in cards:
-        terms |= {t.casefold() for t in subtypes(card.type_line)}
-        for line in (card.oracle_text or "").split("\n"):
-            head, dash, _ = line.partition(" — ")
-            if dash and len(head.split()) <= 3:
-                terms.add(head.strip().casefold())
+    for type_line in type_lines:
+        terms |= {t.casefold() for t in subtypes(type_line)}
+    terms |= {head.strip().casefold() for head in heads if len(head.split()) <= 3}
     return terms
 
 
-def _rules_tables(got: _Collected, cards: list[Card], rulings: list) -> dict[str, Rows]:
+def _linked_terms(doc: RulesDocument, relevant: set[str]) -> tuple[str, ...]:
+    """The glossary terms of ``doc`` that rulings are linked by."""
+    return tuple(e.term for e in doc.glossary if e.term.casefold() in relevant)
+
+
+def _sql_rules_tables(con, got: _Collected, delta_built: bool) -> tuple[dict[str, Rows], bool]:
+    """The rules tables of a SQL build, and whether its links are staged for a delta's scope.
+
+    A full build links every card of n_card and ruling of n_ruling. A delta build links the cards
+    and rulings it derived again, when the glossary terms that link rulings are the ones the
+    warehouse's links were made with: the other links stand (the same text, edition and terms
+    give the same links; a run that ingests an edition is never a delta). When the terms change
+    (a card brings a new subtype), it links every card and ruling of the new state, staged whole.
+    """
+    if not got.editions:
+        return _rules_tables(got, [], []), False
+    relevant, scoped = None, False
+    cards_from, rulings_from = "n_card", "n_ruling"
+    if delta_built:
+        parts: dict[tuple[str, str], list[str]] = {}
+        for state, part, value in run_script(con, read_sql("delta/link_texts.sql")).fetchall():
+            parts.setdefault((state, part), []).append(value)
+        old, relevant = (_terms_of(parts.get((state, "type_line"), []), parts.get((state, "head"), []))
+                         for state in ("old", "new"))
+        _, (_, doc) = max(got.editions.items())
+        scoped = _linked_terms(doc, old) == _linked_terms(doc, relevant)
+        if scoped:
+            run_script(con, read_sql("delta/scope_links.sql"))
+        else:
+            log.info("delta build: the glossary terms linked change; every ruling and card is linked again")
+            cards_from, rulings_from = "d_card_text_new", "d_ruling_text_new"
+    cards = [Card(oracle_id=o, name="", mana_cost=None, cmc=None, colors=None, color_identity=(), type_line=t,
+                  oracle_text=x, layout="")
+             for o, t, x in con.execute(f"SELECT oracle_id, type_line, oracle_text FROM {cards_from}").fetchall()]
+    rulings = [Ruling(ruling_id=r, source=s_, published_at=None, text=x, match_key="")
+               for r, s_, x in con.execute(f"SELECT ruling_id, source, text FROM {rulings_from}").fetchall()]
+    return _rules_tables(got, cards, rulings, relevant), scoped
+
+
+def _rules_tables(got: _Collected, cards: list[Card], rulings: list,
+                  relevant: set[str] | None = None) -> dict[str, Rows]:
+    """The edition tables and the links of ``cards`` and ``rulings`` to the newest edition;
+    ``relevant``: the terms of ``_relevant_terms`` (None: those of ``cards``)."""
     editions = [{"effective_date": date, "doc_id": doc_id, "rules": len(doc.rules), "glossary_terms": len(doc.glossary)}
                 for date, (doc_id, doc) in sorted(got.editions.items())]
     rules = [{"effective_date": date, **rule.__dict__} for date, (_, doc) in sorted(got.editions.items())
@@ -485,8 +536,7 @@ def _rules_tables(got: _Collected, cards: list[Card], rulings: list) -> dict[str
     ruling_links, card_links = [], []
     if got.editions:
         date, (_, doc) = max(got.editions.items())
-        relevant = _relevant_terms(cards)  # once: it reads every card
-        terms = tuple(e.term for e in doc.glossary if e.term.casefold() in relevant)
+        terms = _linked_terms(doc, _relevant_terms(cards) if relevant is None else relevant)  # once: it reads every card
         for ruling in rulings:
             for link in link_text(ruling.text, doc, terms=terms):
                 ruling_links.append({"ruling_id": ruling.ruling_id, "effective_date": date, **link.__dict__})

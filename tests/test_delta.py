@@ -435,3 +435,90 @@ def test_the_line_scan_places_every_line_of_a_file_read_on_several_threads(tmp_p
         assert data[off:off + length].decode("utf-8").rstrip(",") == lines[ord_]
     assert [r[3] for r in rows if r[4] == rows[5][4]] == [0, 1, 2, 3]
     assert len({r[4] for r in rows}) == len(lines) - 3
+
+
+LINK_TABLES = ("ruling_rule", "card_rule", "cr_edition", "cr_rule", "cr_glossary")
+
+
+def _ingest_excerpt(settings, monkeypatch, run_id: str):
+    """The CR excerpt ingested as run ``run_id`` (between two days' runs)."""
+    import pipeline.rawstore
+    from conftest import FIXTURES
+    from pipeline.sync import ingest_rules
+
+    monkeypatch.setattr(pipeline.rawstore, "new_run_id", lambda: run_id)
+    return ingest_rules(settings, str(FIXTURES / "rules" / "cr_case_excerpt.txt"))
+
+
+def _days_with_rules(settings, monkeypatch, days: list[Day]) -> list[str]:
+    """Day 1 synced, the excerpt ingested, the other days synced; the builds, in load order."""
+    store = RawStore(settings.raw_dir)
+    write_day(settings.raw_dir, days[0], 1)
+    builds = [r.build for r in load_pending(settings, store)]
+    builds.append(_ingest_excerpt(settings, monkeypatch, "20000101T120000.000000Z").build)
+    for n, day in enumerate(days[1:], 2):
+        write_day(settings.raw_dir, day, n)
+        builds += [r.build for r in load_pending(settings, store)]
+    return builds
+
+
+def test_with_an_edition_of_the_rules_ingested_delta_builds_link_what_they_derive_again(
+        settings, synth, caplog, monkeypatch):
+    """The ingest is a full build (it links everything); the days after it are deltas that link
+    the cards and rulings they derive again and leave the other links standing: the same links,
+    and the same tables, as full builds."""
+    caplog.set_level(logging.INFO, logger="pipeline")
+    base = Day(synth)
+    days = [base]
+
+    def errata(day):
+        day.rulings[4]["comment"] += " See rule 702.169b."  # a citation comes
+        for card in day.cards:
+            if day.oracle_of(card) == day.oracle_of(day.cards[3]) and "oracle_text" in card:
+                card["oracle_text"] = card["oracle_text"].replace("Solved — ", "")  # its solved line's links go
+        del day.rulings[9]
+
+    _edited(days, errata)
+    assert _days_with_rules(settings, monkeypatch, days) == ["full", "full", "delta"]
+    assert not [r for r in caplog.records if "glossary terms linked change" in r.getMessage()]
+    synced = fingerprints(settings.data_dir, tables=TABLES + LINK_TABLES)
+    cites = "SELECT text FROM ruling_rule JOIN ruling USING (ruling_id) WHERE method = 'citation' " \
+            "AND rule_number = '702.169b'"
+    assert query(settings.data_dir, cites) == [(" ".join(days[1].rulings[4]["comment"].split()),)]
+    assert all(result.build == "full" for result in rebuild(settings))
+    assert fingerprints(settings.data_dir, tables=TABLES + LINK_TABLES) == synced
+
+
+def test_a_delta_build_that_changes_the_glossary_terms_linked_links_every_ruling_again(
+        settings, synth, caplog, monkeypatch):
+    """Day 1 has no Case and no "Solved —" line (the synthetic texts edited), so no ruling links
+    to the glossary terms "Case" and "Solved"; day 2 brings one Case card back, and every
+    ruling that speaks of a Case or of being solved gains its glossary links, though its own
+    line did not change."""
+    caplog.set_level(logging.INFO, logger="pipeline")
+    original = Day(synth)
+    base = copy.deepcopy(original)
+    base.cards = [json.loads(json.dumps(c, ensure_ascii=False).replace("Solved — ", "Closed — ").replace("Case", "Riddle"))
+                  for c in base.cards]
+    days = [base]
+    back = base.oracle_of(original.cards[0])
+
+    def a_case_again(day):
+        day.cards = [c for c in day.cards if day.oracle_of(c) != back]
+        day.cards += [c for c in original.cards if original.oracle_of(c) == back]
+
+    _edited(days, a_case_again)
+    glossary = "SELECT count(*) FROM ruling_rule WHERE method = 'glossary'"
+    store = RawStore(settings.raw_dir)
+    write_day(settings.raw_dir, days[0], 1)
+    load_pending(settings, store)
+    _ingest_excerpt(settings, monkeypatch, "20000101T120000.000000Z")
+    assert query(settings.data_dir, glossary) == [(0,)]
+    write_day(settings.raw_dir, days[1], 2)
+    assert [r.build for r in load_pending(settings, store)] == ["delta"]
+    assert [r for r in caplog.records if "glossary terms linked change" in r.getMessage()]
+    [(linked,)] = query(settings.data_dir, glossary)
+    assert linked > 10
+    synced = fingerprints(settings.data_dir, tables=TABLES + LINK_TABLES)
+    rebuild(settings)
+    assert fingerprints(settings.data_dir, tables=TABLES + LINK_TABLES) == synced

@@ -131,7 +131,8 @@ def _record_changes(con: duckdb.DuckDBPyConnection) -> None:
 # The key of each table a delta build may answer for by scope, and the columns that do not make a
 # change (as in the table's sql/load/merge_<table>.sql).
 KEYS = {"card": ("oracle_id",), "query_card": ("query", "oracle_id"), "printing": ("scryfall_id",),
-        "ruling": ("ruling_id",), "card_ruling": ("oracle_id", "ruling_id"), "ruling_sighting": ("sighting_id",)}
+        "ruling": ("ruling_id",), "card_ruling": ("oracle_id", "ruling_id"), "ruling_sighting": ("sighting_id",),
+        "ruling_rule": ("ruling_id", "rule_number", "method"), "card_rule": ("oracle_id", "rule_number", "method")}
 NOT_A_CHANGE = {"ruling_sighting": ("doc_id",)}
 
 
