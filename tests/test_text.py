@@ -1,3 +1,9 @@
+import re
+import unicodedata
+
+from hypothesis import given, settings, strategies as st
+
+from pipeline.normalize import text as text_module
 from pipeline.normalize.text import (canonical_text, has_symbols, match_key, search_fold, symbol_free_key,
                                      typographic_score)
 
@@ -47,3 +53,21 @@ def test_has_symbols_and_score():
 
 def test_search_fold_is_accent_insensitive():
     assert search_fold("Résolue — Affaire") == search_fold("resolue - affaire")
+
+
+# The folding as first written: a translation table and a whitespace pattern. The faster forms in
+# pipeline/normalize/text.py must give the same keys and texts for any input.
+_TABLE = str.maketrans({**text_module._QUOTES, **text_module._DASHES})
+_RUNS = re.compile(r"\s+")
+_TYPOGRAPHY = st.sampled_from([*text_module._QUOTES, *text_module._DASHES, " ", "\u00a0", "\u2009", "\n", "\t",
+                               "\x1f", "\u3000", "ﬁ", "ß", "{1}", "{W/U}", "Solved", "é", "e\u0301", ".", "A"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_TYPOGRAPHY, st.text(max_size=6)), max_size=20).map("".join))
+def test_the_fast_folding_gives_the_keys_of_the_table_and_the_pattern(text):
+    nfkc = unicodedata.normalize("NFKC", text).translate(_TABLE)
+    assert match_key(text) == _RUNS.sub(" ", nfkc).strip().casefold()
+    assert canonical_text(text) == _RUNS.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    key = _RUNS.sub(" ", text_module._SYMBOL.sub(" ", match_key(text))).strip()
+    assert symbol_free_key(text) == text_module._SPACE_BEFORE_PUNCT.sub(r"\1", key)
