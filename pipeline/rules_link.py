@@ -190,16 +190,20 @@ def _keywords(key: str) -> list[RuleLink]:
 
 def _glossary_links(key: str, rules: RulesDocument, terms: Iterable[str] | None) -> list[RuleLink]:
     links = []
-    for term, pattern, numbers in _wanted_glossary(rules, None if terms is None else tuple(terms)):
-        if pattern.search(key):
+    for term, names, pattern, numbers in _wanted_glossary(rules, None if terms is None else tuple(terms)):
+        # the pattern matches one of the names: a text with none of them in it is skipped unsearched
+        if any(name in key for name in names) and pattern.search(key):
             evidence = f'glossary term "{term}"'
             links.extend(RuleLink(number, "glossary", evidence) for number in numbers)
     return links
 
 
+# term, names, pattern, rule numbers
+_GlossaryEntry = tuple[str, tuple[str, ...], re.Pattern[str], tuple[str, ...]]
+
+
 @lru_cache(maxsize=8)
-def _wanted_glossary(rules: RulesDocument, terms: tuple[str, ...] | None
-                     ) -> tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]:
+def _wanted_glossary(rules: RulesDocument, terms: tuple[str, ...] | None) -> tuple[_GlossaryEntry, ...]:
     """The glossary patterns of ``terms`` (None: every entry), worked out once per edition and
     term list rather than once per ruling: a build links every ruling of the warehouse."""
     entries = _glossary_patterns(rules)
@@ -210,8 +214,9 @@ def _wanted_glossary(rules: RulesDocument, terms: tuple[str, ...] | None
 
 
 @lru_cache(maxsize=8)
-def _glossary_patterns(rules: RulesDocument) -> tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]:
-    """Per glossary entry: its term, a pattern for its names, and the rules its definition cites.
+def _glossary_patterns(rules: RulesDocument) -> tuple[_GlossaryEntry, ...]:
+    """Per glossary entry: its term, its names (match keys), a pattern for them, and the rules its
+    definition cites.
 
     "Active Player, Nonactive Player" names two; "(Obsolete)" is not part of a name; a trailing
     "s" is allowed ("Cases"). An entry citing no rule gives no link.
@@ -224,7 +229,7 @@ def _glossary_patterns(rules: RulesDocument) -> tuple[tuple[str, re.Pattern[str]
         if not numbers or not names:
             continue
         alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
-        compiled.append((entry.term, re.compile(rf"(?<!\w)(?:{alternatives})s?(?!\w)"), numbers))
+        compiled.append((entry.term, tuple(names), re.compile(rf"(?<!\w)(?:{alternatives})s?(?!\w)"), numbers))
     return tuple(compiled)
 
 

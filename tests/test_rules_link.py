@@ -252,8 +252,9 @@ WORDS = ["See", "see also", "rule", "Rules", "section", "Section", "702.169a", "
 
 
 @given(st.lists(st.sampled_from(WORDS), max_size=14), st.sampled_from([" ", "", "  "]))
-def test_the_quick_tests_skip_only_texts_the_patterns_do_not_match(words, sep):
-    """_citations and _keywords skip a text on a cheap test first; they find what the patterns alone find."""
+def test_the_quick_tests_skip_only_texts_the_patterns_do_not_match(rules, words, sep):
+    """_citations, _keywords and the glossary skip a text on a cheap test first; they find what
+    the patterns alone find."""
     import unicodedata
 
     import pipeline.rules_link as rules_link
@@ -264,6 +265,9 @@ def test_the_quick_tests_skip_only_texts_the_patterns_do_not_match(words, sep):
     assert [(link.rule_number, link.evidence) for link in rules_link._citations(text)] == cited
     keyed = [number for pattern, number, _ in rules_link._KEYWORDS if pattern.search(key)]
     assert [link.rule_number for link in rules_link._keywords(key)] == keyed
+    glossary = rules_link._wanted_glossary(rules, None)
+    found = [number for _, _, pattern, numbers in glossary if pattern.search(key) for number in numbers]
+    assert [link.rule_number for link in rules_link._glossary_links(key, rules, None)] == found
     if "solve" not in text.casefold() and unicodedata.is_normalized("NFKC", text):  # what _ability_line_links skips
         assert not rules_link._TO_SOLVE_LINE.match(key) and not rules_link._SOLVED_LINE.match(key)
         assert rules_link._ability_line_links(text) == []
