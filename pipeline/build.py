@@ -492,65 +492,100 @@ def _linked_terms(doc: RulesDocument, relevant: set[str]) -> tuple[str, ...]:
 def _sql_rules_tables(con, got: _Collected, delta_built: bool) -> tuple[dict[str, Rows], bool]:
     """The rules tables of a SQL build, and whether its links are staged for a delta's scope.
 
-    A full build links every card of n_card and ruling of n_ruling. A delta build links the cards
-    and rulings it derived again, when the glossary terms that link rulings are the ones the
-    warehouse's links were made with: the other links stand (the same text, edition and terms
-    give the same links; a run that ingests an edition is never a delta). When the terms change
-    (a card brings a new subtype), it links every card and ruling of the new state, staged whole.
+    Links are a function of a text, the edition and the glossary terms linked (those the cards
+    make worth linking, ``_relevant_terms``), and the warehouse's links were all made against its
+    newest edition. So when the terms linked are the ones the warehouse's cards give, only the
+    texts the warehouse does not hold yet are linked: a delta links the cards and rulings it
+    derived again and stages those links for its scope (the others stand); a full build keeps
+    the warehouse's links of the texts it holds, if its newest edition is the one linked now
+    (not after an ingest), and links the rest. Otherwise every card and ruling of the new state
+    is linked, staged whole.
     """
     if not got.editions:
-        return _rules_tables(got, [], []), False
-    relevant, scoped = None, False
-    cards_from, rulings_from = "n_card", "n_ruling"
+        return {**_edition_tables(got), "ruling_rule": [], "card_rule": []}, False
+    _, (doc_id, doc) = max(got.editions.items())
+    run_script(con, read_sql("delta/link_texts.sql" if delta_built else "normalize/link_texts.sql"))
+    parts: dict[tuple[str, str], list[str]] = {}
+    for state, part, value in con.execute(read_sql("normalize/card_terms.sql")).fetchall():
+        parts.setdefault((state, part), []).append(value)
+    old, relevant = (_terms_of(parts.get((state, "type_line"), []), parts.get((state, "head"), []))
+                     for state in ("old", "new"))
+    same_terms = _linked_terms(doc, old) == _linked_terms(doc, relevant)
+    if delta_built and same_terms:
+        run_script(con, read_sql("delta/scope_links.sql"))
+        return _rules_tables(got, _link_cards(con, "n_card"), _link_rulings(con, "n_ruling"), relevant), True
     if delta_built:
-        parts: dict[tuple[str, str], list[str]] = {}
-        for state, part, value in run_script(con, read_sql("delta/link_texts.sql")).fetchall():
-            parts.setdefault((state, part), []).append(value)
-        old, relevant = (_terms_of(parts.get((state, "type_line"), []), parts.get((state, "head"), []))
-                         for state in ("old", "new"))
-        _, (_, doc) = max(got.editions.items())
-        scoped = _linked_terms(doc, old) == _linked_terms(doc, relevant)
-        if scoped:
-            run_script(con, read_sql("delta/scope_links.sql"))
-        else:
-            log.info("delta build: the glossary terms linked change; every ruling and card is linked again")
-            cards_from, rulings_from = "d_card_text_new", "d_ruling_text_new"
-    cards = [Card(oracle_id=o, name="", mana_cost=None, cmc=None, colors=None, color_identity=(), type_line=t,
-                  oracle_text=x, layout="")
-             for o, t, x in con.execute(f"SELECT oracle_id, type_line, oracle_text FROM {cards_from}").fetchall()]
-    rulings = [Ruling(ruling_id=r, source=s_, published_at=None, text=x, match_key="")
-               for r, s_, x in con.execute(f"SELECT ruling_id, source, text FROM {rulings_from}").fetchall()]
-    return _rules_tables(got, cards, rulings, relevant), scoped
+        log.info("delta build: the glossary terms linked change; every ruling and card is linked again")
+        return _rules_tables(got, _link_cards(con, "d_card_text_new"), _link_rulings(con, "d_ruling_text_new"),
+                             relevant), False
+    newest = con.execute("SELECT doc_id FROM cr_edition ORDER BY effective_date DESC LIMIT 1").fetchone()
+    if not (same_terms and newest is not None and newest[0] == doc_id):
+        return _rules_tables(got, _link_cards(con, "n_card"), _link_rulings(con, "n_ruling"), relevant), False
+    run_script(con, read_sql("normalize/kept_links.sql"))
+    rulings = _link_rulings(con, "(SELECT * FROM n_ruling ANTI JOIN d_ruling_linked USING (ruling_id))")
+    cards = _link_cards(con, "(SELECT * FROM n_card ANTI JOIN d_card_linked USING (oracle_id))")
+    kept = _link_cards(con, "(SELECT * FROM n_card SEMI JOIN d_card_linked USING (oracle_id))")
+    ruling_links, card_links = _link_rows(got, cards, rulings, relevant, wiki_only=kept)
+    insert_rows(con, "n_ruling_rule", ruling_links)
+    insert_rows(con, "n_card_rule", card_links)
+    log.debug("rules links: %d ruling(s) and %d card(s) linked, the links of the others kept", len(rulings),
+              len(cards))
+    return {**_edition_tables(got), "ruling_rule": "n_ruling_rule", "card_rule": "n_card_rule"}, False
 
 
-def _rules_tables(got: _Collected, cards: list[Card], rulings: list,
-                  relevant: set[str] | None = None) -> dict[str, Rows]:
-    """The edition tables and the links of ``cards`` and ``rulings`` to the newest edition;
-    ``relevant``: the terms of ``_relevant_terms`` (None: those of ``cards``)."""
+def _link_cards(con, source: str) -> list[Card]:
+    """The cards of ``source`` (a TEMP table or view, or a query in parentheses) with the fields
+    the links read."""
+    return [Card(oracle_id=o, name="", mana_cost=None, cmc=None, colors=None, color_identity=(), type_line=t,
+                 oracle_text=x, layout="")
+            for o, t, x in con.execute(f"SELECT oracle_id, type_line, oracle_text FROM {source}").fetchall()]
+
+
+def _link_rulings(con, source: str) -> list[Ruling]:
+    return [Ruling(ruling_id=r, source=s_, published_at=None, text=x, match_key="")
+            for r, s_, x in con.execute(f"SELECT ruling_id, source, text FROM {source}").fetchall()]
+
+
+def _edition_tables(got: _Collected) -> dict[str, Rows]:
     editions = [{"effective_date": date, "doc_id": doc_id, "rules": len(doc.rules), "glossary_terms": len(doc.glossary)}
                 for date, (doc_id, doc) in sorted(got.editions.items())]
     rules = [{"effective_date": date, **rule.__dict__} for date, (_, doc) in sorted(got.editions.items())
              for rule in doc.rules]
     glossary = [{"effective_date": date, **entry.__dict__} for date, (_, doc) in sorted(got.editions.items())
                 for entry in doc.glossary]
+    return {"cr_edition": _frame(editions), "cr_rule": _frame(rules), "cr_glossary": _frame(glossary)}
+
+
+def _rules_tables(got: _Collected, cards: list[Card], rulings: list,
+                  relevant: set[str] | None = None) -> dict[str, Rows]:
+    """The edition tables and the links of ``cards`` and ``rulings`` to the newest edition;
+    ``relevant``: the terms of ``_relevant_terms`` (None: those of ``cards``)."""
+    ruling_links, card_links = _link_rows(got, cards, rulings, relevant)
+    return {**_edition_tables(got), "ruling_rule": _frame(ruling_links), "card_rule": _frame(card_links)}
+
+
+def _link_rows(got: _Collected, cards: list[Card], rulings: list, relevant: set[str] | None = None,
+               wiki_only: list[Card] = ()) -> tuple[list[dict], list[dict]]:
+    """ruling_rule and card_rule rows of ``cards`` and ``rulings``, one per (id, rule, method);
+    of the ``wiki_only`` cards, their wiki_quote links alone."""
+    if not got.editions:
+        return [], []
     ruling_links, card_links = [], []
-    if got.editions:
-        date, (_, doc) = max(got.editions.items())
-        terms = _linked_terms(doc, _relevant_terms(cards) if relevant is None else relevant)  # once: it reads every card
-        for ruling in rulings:
-            for link in link_text(ruling.text, doc, terms=terms):
-                ruling_links.append({"ruling_id": ruling.ruling_id, "effective_date": date, **link.__dict__})
-        for card in cards:
-            links = link_card(card.oracle_text, card.type_line, doc)
-            for title, numbers in got.wiki_quotes:
-                if title.casefold() in {t.casefold() for t in subtypes(card.type_line)}:
-                    links += link_wiki_quotes(numbers, doc)
-            for link in links:
-                card_links.append({"oracle_id": card.oracle_id, "effective_date": date, **link.__dict__})
+    date, (_, doc) = max(got.editions.items())
+    terms = _linked_terms(doc, _relevant_terms(cards) if relevant is None else relevant)  # once: it reads every card
+    for ruling in rulings:
+        for link in link_text(ruling.text, doc, terms=terms):
+            ruling_links.append({"ruling_id": ruling.ruling_id, "effective_date": date, **link.__dict__})
+    for card, text_links in [*((card, True) for card in cards), *((card, False) for card in wiki_only)]:
+        links = link_card(card.oracle_text, card.type_line, doc) if text_links else []
+        for title, numbers in got.wiki_quotes:
+            if title.casefold() in {t.casefold() for t in subtypes(card.type_line)}:
+                links += link_wiki_quotes(numbers, doc)
+        for link in links:
+            card_links.append({"oracle_id": card.oracle_id, "effective_date": date, **link.__dict__})
     unique = lambda rows, key: list({tuple(r[k] for k in key): r for r in rows}.values())  # noqa: E731
-    return {"cr_edition": _frame(editions), "cr_rule": _frame(rules), "cr_glossary": _frame(glossary),
-            "ruling_rule": _frame(unique(ruling_links, ("ruling_id", "rule_number", "method"))),
-            "card_rule": _frame(unique(card_links, ("oracle_id", "rule_number", "method")))}
+    return unique(ruling_links, ("ruling_id", "rule_number", "method")), unique(card_links,
+                                                                                ("oracle_id", "rule_number", "method"))
 
 
 def _frame(rows: list[dict]) -> Rows:

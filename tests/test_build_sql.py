@@ -23,7 +23,7 @@ STATE_TABLES = ("card_set", "card", "query_card", "printing", "ruling", "card_ru
                 "ruling_translation")
 
 
-def _warehouse(path, store, runs, engine):
+def _warehouse(path, store, runs, engine, tables=STATE_TABLES):
     con = open_writer(path)
     try:
         for i, run in enumerate(runs):
@@ -31,14 +31,14 @@ def _warehouse(path, store, runs, engine):
             state = build_state(store, upto) if engine == "python" else build_state_sql(con, store, upto, min_bytes=0)
             assert state.engine == engine
             load_run(con, run_row(run), state.tables, document_rows(run))
-        return {t: sorted(map(repr, con.execute(f"SELECT * FROM {t}").fetchall())) for t in STATE_TABLES}
+        return {t: sorted(map(repr, con.execute(f"SELECT * FROM {t}").fetchall())) for t in tables}
     finally:
         con.close()
 
 
-def both(tmp_path, store, runs):
-    py = _warehouse(tmp_path / "py.duckdb", store, runs, "python")
-    sql = _warehouse(tmp_path / "sql.duckdb", store, runs, "sql")
+def both(tmp_path, store, runs, tables=STATE_TABLES):
+    py = _warehouse(tmp_path / "py.duckdb", store, runs, "python", tables)
+    sql = _warehouse(tmp_path / "sql.duckdb", store, runs, "sql", tables)
     return py, sql
 
 
@@ -208,6 +208,22 @@ def test_a_python_built_list_column_empty_in_its_first_rows_still_loads(tmp_path
         con.close()
 
 
+def _sample_objects() -> tuple[list[dict], list[dict]]:
+    """The card objects and the rulings (each with its oracle_id) of the bundled sample's API view."""
+    docs = ROOT / "data" / "raw" / "sample"
+    manifest = [json.loads(line) for line in (docs / "manifest.jsonl").read_text("utf-8").splitlines()]
+    cards, rulings = [], []
+    for entry in manifest:
+        if entry["origin"] != "scryfall-api" or entry["status"] != 200:
+            continue
+        body = json.loads((docs / entry["path"]).read_bytes())
+        if entry["kind"] == "search":
+            cards.extend(body["data"])
+        elif entry["kind"] == "rulings":
+            rulings.extend({**r, "oracle_id": entry["key"]} for r in body["data"])
+    return cards, rulings
+
+
 def _bulk_run(store, run_id, cards, rulings):
     """A bulk '*' run (bulk card file, bulk rulings file) holding ``cards`` and ``rulings``."""
     from pipeline.wire import Response
@@ -239,17 +255,7 @@ def test_a_bulk_view_beside_a_query_with_page_sources_gives_identical_tables(tmp
                                 "mode": "offline"}))
     store = RawStore(raw)
     sample = read_run(raw / "20260101T000000.000000Z")
-    docs = ROOT / "data" / "raw" / "sample"
-    manifest = [json.loads(line) for line in (docs / "manifest.jsonl").read_text("utf-8").splitlines()]
-    cards, rulings = [], []
-    for entry in manifest:
-        if entry["origin"] != "scryfall-api" or entry["status"] != 200:
-            continue
-        body = json.loads((docs / entry["path"]).read_bytes())
-        if entry["kind"] == "search":
-            cards.extend(body["data"])
-        elif entry["kind"] == "rulings":
-            rulings.extend({**r, "oracle_id": entry["key"]} for r in body["data"])
+    cards, rulings = _sample_objects()
     with_symbols = next(r for r in rulings if "{" in r["comment"] and r["source"] == "wotc")
     synthetic = "00000000-0000-4000-8000-00000000aaaa"
     cards.append({"object": "card", "id": "00000000-0000-4000-8000-00000000a001", "oracle_id": synthetic,
@@ -350,3 +356,71 @@ def test_the_relevant_glossary_terms_are_worked_out_once_per_build(monkeypatch):
     tables = build._rules_tables(got, cards, [])
     assert calls == [3]
     assert len(tables["card_rule"]) > 0
+
+
+LINKED = STATE_TABLES + ("ruling_rule", "card_rule", "cr_edition")
+
+
+def _rules_run(store, run_id):
+    """A run that ingests the CR excerpt of the tests, as ``casefile rules ingest`` writes it."""
+    from pipeline.extract.rules import fetch_rules
+
+    writer = store.new_run({"mode": "ingest", "query": None, "sources": ["rules"]}, run_id=run_id)
+    fetch_rules(str(ROOT / "tests" / "fixtures" / "rules" / "cr_case_excerpt.txt"), None, writer, None)
+    writer.finish({"requests": 0, "bytes": 0})
+    return read_run(writer.path)
+
+
+def _linked(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith("rules links:")]
+
+
+def test_full_builds_keep_the_links_of_the_texts_the_warehouse_holds(tmp_path, caplog):
+    """With an edition ingested, a full SQL build links only the rulings and cards whose texts
+    the warehouse does not hold yet and keeps the others' links; the Python path links every one
+    on every build. Runs: the sample with its page sources (the wiki page quotes rules: wiki_quote
+    links of every Case), the excerpt, then two bulk '*' views beside them made of the sample's own
+    objects (CONSTRUCTED: the second rewords one ruling and adds a synthetic Case)."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="pipeline.build")
+    store = store_with_sample(tmp_path, sources=("api", "wiki", "listeblanche", "scryfall-page"))
+    cards, rulings = _sample_objects()
+    runs = [*store.complete_runs(), _rules_run(store, "20260101T120000.000000Z"),
+            _bulk_run(store, "20260102T000000.000000Z", cards, rulings)]
+    synthetic = "00000000-0000-4000-8000-00000000aaaa"
+    cards = [*cards, {"object": "card", "id": "00000000-0000-4000-8000-00000000a001", "oracle_id": synthetic,
+                      "name": "Synthetic Case", "lang": "en", "layout": "normal", "set": "tst",
+                      "collector_number": "1", "type_line": "Enchantment \u2014 Case",
+                      "oracle_text": "Constructed.", "released_at": "2024-02-09"}]
+    rulings = [*rulings[:5], {**rulings[5], "comment": rulings[5]["comment"] + " See rule 702.169a."}, *rulings[6:]]
+    runs.append(_bulk_run(store, "20260103T000000.000000Z", cards, rulings))
+    py, sql = both(tmp_path, store, runs, LINKED)
+    assert py == sql
+    assert _linked(caplog) == ["rules links: 0 ruling(s) and 0 card(s) linked, the links of the others kept",
+                               "rules links: 1 ruling(s) and 1 card(s) linked, the links of the others kept"]
+    assert any("'wiki_quote'" in row for row in sql["card_rule"])
+    assert any(synthetic in row and "'719', " in row and "'type_line'" in row for row in sql["card_rule"])
+    assert any(synthetic in row and "'wiki_quote'" in row for row in sql["card_rule"])
+    assert any("'702.169a', " in row and "'citation'" in row for row in sql["ruling_rule"])
+
+
+def test_a_full_build_whose_cards_change_the_glossary_terms_links_every_text_again(tmp_path, caplog):
+    """A bulk view whose Cases are CONSTRUCTED into "Riddles" without a "Solved —" line makes no
+    glossary term worth linking; the next view, the sample's own objects, makes "Case" and
+    "Solved" worth it: every ruling that names them gains links, and the build links all again."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="pipeline.build")
+    store = RawStore(tmp_path / "raw")
+    cards, rulings = _sample_objects()
+    riddles = [json.loads(json.dumps(c, ensure_ascii=False).replace("Solved \u2014 ", "Closed \u2014 ")
+                          .replace("Case", "Riddle")) for c in cards]
+    runs = [_bulk_run(store, "20260101T000000.000000Z", riddles, rulings),
+            _rules_run(store, "20260101T120000.000000Z"),
+            _bulk_run(store, "20260102T000000.000000Z", cards, rulings)]
+    py, sql = both(tmp_path, store, runs, LINKED)
+    assert py == sql
+    assert _linked(caplog) == []  # the ingest links everything; then the terms changed
+    glossary = [row for row in sql["ruling_rule"] if "'glossary'" in row]
+    assert len(glossary) > 10
