@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
@@ -27,9 +26,9 @@ from .normalize.rules import RulesDocument, parse_cr
 from .normalize.text import symbol_free_key
 from .rawstore import DocEntry, RawStore, RunInfo, body_path, read_body, read_manifest
 from .reconcile import reconcile
-from .records import Card, CardSet, Printing, Ruling, RulingSighting
+from .records import Card, CardSet, Printing, RulingSighting
 from .resources import read_sql
-from .rules_link import link_card, link_text, link_wiki_quotes, subtypes
+from .rules_tables import LINK_TABLES, rules_tables, sql_rules_tables
 from .sqlexec import insert_rows, run_script
 
 if TYPE_CHECKING:
@@ -43,8 +42,6 @@ log = logging.getLogger(__name__)
 Rows = Union["pd.DataFrame", str, list]
 
 RULES_ORIGIN = "comprehensive-rules"
-# The links to the rules: a delta build stages them for its scope when the linked terms stand.
-LINK_TABLES = ("ruling_rule", "card_rule")
 # What ``--sources`` names, and the origin each one writes to the raw store.
 SOURCE_ORIGINS = {"api": "scryfall-api", "wiki": "mtgwiki", "listeblanche": "listeblanche",
                   "scryfall-page": "scryfall-page", "rules": RULES_ORIGIN}
@@ -272,7 +269,7 @@ def build_state(store: RawStore, runs: list[RunInfo]) -> State:
     sightings = [s for s in got.sightings if s.oracle_id is None or s.oracle_id in known]
     rec = reconcile(sightings)
     tables = {
-        **_rules_tables(got, cards, rec.rulings),
+        **{name: _frame(rows) for name, rows in rules_tables(got.editions, got.wiki_quotes, cards, rec.rulings).items()},
         "card_set": _frame([_set_row(s) for _, s in sorted(sets.items())]),
         "query_card": _frame([{"query": q, "oracle_id": o} for q, o in sorted(got.query_cards) if o in known]),
         "card": _frame([_card_row(c) for c in cards]),
@@ -297,7 +294,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
 
     A single bulk view whose previous files the warehouse's line index describes is built as a
     delta (``normalize/delta.py``, unless ``use_delta`` is false), an ingested edition of the
-    rules beside it or not (``_sql_rules_tables``); ``cache_dir`` keeps the line
+    rules beside it or not (``rules_tables.sql_rules_tables``); ``cache_dir`` keeps the line
     index of each bulk file read. Views of several queries, and page sources beside them, are
     built whole: the pages' sightings are reconciled in Python with the Scryfall sightings they
     may join (``_reconcile_with_pages``). Raises SqlPathUnavailable when the input is small or a
@@ -388,8 +385,8 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
         con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "
                     "oracle_id FROM n_card", {"query": query})
     tables["query_card"] = "n_query_card"
-    rules_tables, links_scoped = _sql_rules_tables(con, got, delta_built=outcome is not None)
-    tables.update(rules_tables)
+    rules, links_scoped = sql_rules_tables(con, got.editions, got.wiki_quotes, delta_built=outcome is not None)
+    tables.update(rules)
     if links_scoped:
         scope = (*scope, *LINK_TABLES)
     return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql", scope=scope,
@@ -462,130 +459,6 @@ def _refusals(con, docs: list[duck.Doc], order: list[str]) -> tuple[list[str], i
             raise SourceDataError(f"run {run_id}: {got.refused} of {got.objects} Scryfall records are unreadable "
                                   f"(more than {MAX_SKIPPED_SHARE:.0%}); nothing loaded. First: {got.examples[0]}")
     return skipped, total
-
-
-def _relevant_terms(cards: list[Card]) -> set[str]:
-    """Glossary terms worth linking: the cards' subtypes and the keywords before "—" on their lines.
-
-    The whole glossary would link most rulings to "Card" or "Target"; these are the terms the
-    synced cards are about (for Cases: "Case" and "Solved").
-    """
-    heads = [line.partition(" — ")[0] for card in cards for line in (card.oracle_text or "").split("\n")
-             if " — " in line]
-    return _terms_of([card.type_line for card in cards], heads)
-
-
-def _terms_of(type_lines: Iterable[str | None], heads: Iterable[str]) -> set[str]:
-    """``_relevant_terms`` from the cards' type lines and the text before " — " of their lines."""
-    terms: set[str] = set()
-    for type_line in type_lines:
-        terms |= {t.casefold() for t in subtypes(type_line)}
-    terms |= {head.strip().casefold() for head in heads if len(head.split()) <= 3}
-    return terms
-
-
-def _linked_terms(doc: RulesDocument, relevant: set[str]) -> tuple[str, ...]:
-    """The glossary terms of ``doc`` that rulings are linked by."""
-    return tuple(e.term for e in doc.glossary if e.term.casefold() in relevant)
-
-
-def _sql_rules_tables(con, got: _Collected, delta_built: bool) -> tuple[dict[str, Rows], bool]:
-    """The rules tables of a SQL build, and whether its links are staged for a delta's scope.
-
-    Links are a function of a text, the edition and the glossary terms linked (those the cards
-    make worth linking, ``_relevant_terms``), and the warehouse's links were all made against its
-    newest edition. So when the terms linked are the ones the warehouse's cards give, only the
-    texts the warehouse does not hold yet are linked: a delta links the cards and rulings it
-    derived again and stages those links for its scope (the others stand); a full build keeps
-    the warehouse's links of the texts it holds, if its newest edition is the one linked now
-    (not after an ingest), and links the rest. Otherwise every card and ruling of the new state
-    is linked, staged whole.
-    """
-    if not got.editions:
-        return {**_edition_tables(got), "ruling_rule": [], "card_rule": []}, False
-    _, (doc_id, doc) = max(got.editions.items())
-    run_script(con, read_sql("delta/link_texts.sql" if delta_built else "normalize/link_texts.sql"))
-    parts: dict[tuple[str, str], list[str]] = {}
-    for state, part, value in con.execute(read_sql("normalize/card_terms.sql")).fetchall():
-        parts.setdefault((state, part), []).append(value)
-    old, relevant = (_terms_of(parts.get((state, "type_line"), []), parts.get((state, "head"), []))
-                     for state in ("old", "new"))
-    same_terms = _linked_terms(doc, old) == _linked_terms(doc, relevant)
-    if delta_built and same_terms:
-        run_script(con, read_sql("delta/scope_links.sql"))
-        return _rules_tables(got, _link_cards(con, "n_card"), _link_rulings(con, "n_ruling"), relevant), True
-    if delta_built:
-        log.info("delta build: the glossary terms linked change; every ruling and card is linked again")
-        return _rules_tables(got, _link_cards(con, "d_card_text_new"), _link_rulings(con, "d_ruling_text_new"),
-                             relevant), False
-    newest = con.execute("SELECT doc_id FROM cr_edition ORDER BY effective_date DESC LIMIT 1").fetchone()
-    if not (same_terms and newest is not None and newest[0] == doc_id):
-        return _rules_tables(got, _link_cards(con, "n_card"), _link_rulings(con, "n_ruling"), relevant), False
-    run_script(con, read_sql("normalize/kept_links.sql"))
-    rulings = _link_rulings(con, "(SELECT * FROM n_ruling ANTI JOIN d_ruling_linked USING (ruling_id))")
-    cards = _link_cards(con, "(SELECT * FROM n_card ANTI JOIN d_card_linked USING (oracle_id))")
-    kept = _link_cards(con, "(SELECT * FROM n_card SEMI JOIN d_card_linked USING (oracle_id))")
-    ruling_links, card_links = _link_rows(got, cards, rulings, relevant, wiki_only=kept)
-    insert_rows(con, "n_ruling_rule", ruling_links)
-    insert_rows(con, "n_card_rule", card_links)
-    log.debug("rules links: %d ruling(s) and %d card(s) linked, the links of the others kept", len(rulings),
-              len(cards))
-    return {**_edition_tables(got), "ruling_rule": "n_ruling_rule", "card_rule": "n_card_rule"}, False
-
-
-def _link_cards(con, source: str) -> list[Card]:
-    """The cards of ``source`` (a TEMP table or view, or a query in parentheses) with the fields
-    the links read."""
-    return [Card(oracle_id=o, name="", mana_cost=None, cmc=None, colors=None, color_identity=(), type_line=t,
-                 oracle_text=x, layout="")
-            for o, t, x in con.execute(f"SELECT oracle_id, type_line, oracle_text FROM {source}").fetchall()]
-
-
-def _link_rulings(con, source: str) -> list[Ruling]:
-    return [Ruling(ruling_id=r, source=s_, published_at=None, text=x, match_key="")
-            for r, s_, x in con.execute(f"SELECT ruling_id, source, text FROM {source}").fetchall()]
-
-
-def _edition_tables(got: _Collected) -> dict[str, Rows]:
-    editions = [{"effective_date": date, "doc_id": doc_id, "rules": len(doc.rules), "glossary_terms": len(doc.glossary)}
-                for date, (doc_id, doc) in sorted(got.editions.items())]
-    rules = [{"effective_date": date, **rule.__dict__} for date, (_, doc) in sorted(got.editions.items())
-             for rule in doc.rules]
-    glossary = [{"effective_date": date, **entry.__dict__} for date, (_, doc) in sorted(got.editions.items())
-                for entry in doc.glossary]
-    return {"cr_edition": _frame(editions), "cr_rule": _frame(rules), "cr_glossary": _frame(glossary)}
-
-
-def _rules_tables(got: _Collected, cards: list[Card], rulings: list,
-                  relevant: set[str] | None = None) -> dict[str, Rows]:
-    """The edition tables and the links of ``cards`` and ``rulings`` to the newest edition;
-    ``relevant``: the terms of ``_relevant_terms`` (None: those of ``cards``)."""
-    ruling_links, card_links = _link_rows(got, cards, rulings, relevant)
-    return {**_edition_tables(got), "ruling_rule": _frame(ruling_links), "card_rule": _frame(card_links)}
-
-
-def _link_rows(got: _Collected, cards: list[Card], rulings: list, relevant: set[str] | None = None,
-               wiki_only: list[Card] = ()) -> tuple[list[dict], list[dict]]:
-    """ruling_rule and card_rule rows of ``cards`` and ``rulings``, one per (id, rule, method);
-    of the ``wiki_only`` cards, their wiki_quote links alone."""
-    if not got.editions:
-        return [], []
-    ruling_links, card_links = [], []
-    date, (_, doc) = max(got.editions.items())
-    terms = _linked_terms(doc, _relevant_terms(cards) if relevant is None else relevant)  # once: it reads every card
-    for ruling in rulings:
-        for link in link_text(ruling.text, doc, terms=terms):
-            ruling_links.append({"ruling_id": ruling.ruling_id, "effective_date": date, **link.__dict__})
-    for card, text_links in [*((card, True) for card in cards), *((card, False) for card in wiki_only)]:
-        links = link_card(card.oracle_text, card.type_line, doc) if text_links else []
-        for title, numbers in got.wiki_quotes:
-            if title.casefold() in {t.casefold() for t in subtypes(card.type_line)}:
-                links += link_wiki_quotes(numbers, doc)
-        for link in links:
-            card_links.append({"oracle_id": card.oracle_id, "effective_date": date, **link.__dict__})
-    unique = lambda rows, key: list({tuple(r[k] for k in key): r for r in rows}.values())  # noqa: E731
-    return unique(ruling_links, ("ruling_id", "rule_number", "method")), unique(card_links,
-                                                                                ("oracle_id", "rule_number", "method"))
 
 
 def _frame(rows: list[dict]) -> Rows:

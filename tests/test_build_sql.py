@@ -337,23 +337,21 @@ def test_both_paths_count_the_same_unread_fields_of_search_pages(tmp_path):
 
 
 def test_the_relevant_glossary_terms_are_worked_out_once_per_build(monkeypatch):
-    """_relevant_terms reads every card (0.12 s at the benchmark's 1x); it ran once per glossary
+    """relevant_terms reads every card (0.12 s at the benchmark's 1x); it ran once per glossary
     entry, which an edition of hundreds of entries turns into minutes."""
-    import pipeline.build as build
+    from pipeline import rules_tables
     from pipeline.normalize.rules import parse_cr
     from pipeline.records import Card
 
     doc = parse_cr((ROOT / "tests/fixtures/rules/cr_case_excerpt.txt").read_bytes(), "excerpt")
     assert len(doc.glossary) >= 2
-    got = build._Collected()
-    got.editions = {doc.effective_date: ("doc", doc)}
     cards = [Card(oracle_id=f"o{i}", name=f"Case {i}", mana_cost=None, cmc=None, colors=None, color_identity=(),
                   type_line="Enchantment \u2014 Case", oracle_text="To solve \u2014 Constructed.", layout="normal")
              for i in range(3)]
     calls = []
-    real = build._relevant_terms
-    monkeypatch.setattr(build, "_relevant_terms", lambda c: calls.append(len(c)) or real(c))
-    tables = build._rules_tables(got, cards, [])
+    real = rules_tables.relevant_terms
+    monkeypatch.setattr(rules_tables, "relevant_terms", lambda c: calls.append(len(c)) or real(c))
+    tables = rules_tables.rules_tables({doc.effective_date: ("doc", doc)}, [], cards, [])
     assert calls == [3]
     assert len(tables["card_rule"]) > 0
 
@@ -383,7 +381,7 @@ def test_full_builds_keep_the_links_of_the_texts_the_warehouse_holds(tmp_path, c
     objects (CONSTRUCTED: the second rewords one ruling and adds a synthetic Case)."""
     import logging
 
-    caplog.set_level(logging.DEBUG, logger="pipeline.build")
+    caplog.set_level(logging.DEBUG, logger="pipeline.rules_tables")
     store = store_with_sample(tmp_path, sources=("api", "wiki", "listeblanche", "scryfall-page"))
     cards, rulings = _sample_objects()
     runs = [*store.complete_runs(), _rules_run(store, "20260101T120000.000000Z"),
@@ -411,7 +409,7 @@ def test_a_full_build_whose_cards_change_the_glossary_terms_links_every_text_aga
     "Solved" worth it: every ruling that names them gains links, and the build links all again."""
     import logging
 
-    caplog.set_level(logging.DEBUG, logger="pipeline.build")
+    caplog.set_level(logging.DEBUG, logger="pipeline.rules_tables")
     store = RawStore(tmp_path / "raw")
     cards, rulings = _sample_objects()
     riddles = [json.loads(json.dumps(c, ensure_ascii=False).replace("Solved \u2014 ", "Closed \u2014 ")
