@@ -94,7 +94,7 @@ def sql_rules_tables(con, editions: Editions, wiki_quotes: WikiQuotes, delta_bui
     old, relevant = (terms_of(parts.get((state, "type_line"), []), parts.get((state, "head"), []))
                      for state in ("old", "new"))
     same_terms = linked_terms(doc, old) == linked_terms(doc, relevant)
-    newest = con.execute("SELECT doc_id FROM cr_edition ORDER BY effective_date DESC LIMIT 1").fetchone()
+    newest = con.execute(read_sql("normalize/newest_edition.sql")).fetchone()
     keep = not delta_built and same_terms and newest is not None and newest[0] == doc_id
     run_script(con, read_sql("normalize/link_tables.sql"))
     if keep:
@@ -106,12 +106,11 @@ def sql_rules_tables(con, editions: Editions, wiki_quotes: WikiQuotes, delta_bui
     elif delta_built:
         log.info("delta build: the glossary terms linked change; every ruling and card is linked again")
         rulings, cards, wiki_only = "d_ruling_text_new", "d_card_text_new", None
-    elif keep:
-        rulings = "(SELECT * FROM n_ruling ANTI JOIN d_ruling_linked USING (ruling_id))"
-        cards = "(SELECT * FROM n_card ANTI JOIN d_card_linked USING (oracle_id))"
-        wiki_only = "(SELECT * FROM n_card SEMI JOIN d_card_linked USING (oracle_id))"
+    elif keep:  # views of normalize/link_texts.sql
+        rulings, cards, wiki_only = "d_ruling_unlinked", "d_card_unlinked", "d_card_kept"
     else:
         rulings, cards, wiki_only = "n_ruling", "n_card", None
+    # the texts to link: TEMP tables and views chosen above, never input
     date = max(editions)
     terms = linked_terms(doc, relevant)
     texts = con.execute(f"SELECT ruling_id, text FROM {rulings}").fetchall()

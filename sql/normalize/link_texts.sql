@@ -16,3 +16,14 @@ CREATE OR REPLACE TEMP TABLE d_card_linked AS
 SELECT n.oracle_id FROM n_card AS n
 JOIN card AS w ON w.oracle_id = n.oracle_id
     AND w.type_line IS NOT DISTINCT FROM n.type_line AND w.oracle_text IS NOT DISTINCT FROM n.oracle_text;
+
+-- When the build keeps those links: the rulings and cards to link, and the cards whose links it
+-- keeps but whose wiki_quote links it makes again.
+CREATE OR REPLACE TEMP VIEW d_ruling_unlinked AS
+SELECT * FROM n_ruling ANTI JOIN d_ruling_linked USING (ruling_id);
+
+CREATE OR REPLACE TEMP VIEW d_card_unlinked AS
+SELECT * FROM n_card ANTI JOIN d_card_linked USING (oracle_id);
+
+CREATE OR REPLACE TEMP VIEW d_card_kept AS
+SELECT * FROM n_card SEMI JOIN d_card_linked USING (oracle_id);
