@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from itertools import islice
 
 from .normalize.rules import RulesDocument
@@ -156,9 +157,18 @@ def _card_links(doc: RulesDocument, date: str, wiki_quotes: WikiQuotes,
     method): the links of the card's text (``text_links``) and those of the wiki's quotes."""
     for oracle_id, type_line, oracle_text in cards:
         links = link_card(oracle_text, type_line, doc) if text_links else []
-        for title, numbers in wiki_quotes:
-            if title.casefold() in {t.casefold() for t in subtypes(type_line)}:
-                links += link_wiki_quotes(numbers, doc)
+        if wiki_quotes:
+            kinds = _subtypes(type_line)
+            for title, numbers in wiki_quotes:
+                if title.casefold() in kinds:
+                    links += link_wiki_quotes(numbers, doc)
         rows = {(link.rule_number, link.method): link for link in links}
         for link in rows.values():
             yield {"oracle_id": oracle_id, "effective_date": date, **link.__dict__}
+
+
+@lru_cache(maxsize=4096)
+def _subtypes(type_line: str | None) -> frozenset[str]:
+    """A type line's subtypes, casefolded: worked out once per type line (cards share them),
+    not once per card and wiki page."""
+    return frozenset(t.casefold() for t in subtypes(type_line))
