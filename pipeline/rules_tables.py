@@ -111,20 +111,35 @@ def sql_rules_tables(con, editions: Editions, wiki_quotes: WikiQuotes, delta_bui
         rulings, cards, wiki_only = "d_ruling_unlinked", "d_card_unlinked", "d_card_kept"
     else:
         rulings, cards, wiki_only = "n_ruling", "n_card", None
-    # the texts to link: TEMP tables and views chosen above, never input
     date = max(editions)
     terms = linked_terms(doc, relevant)
-    texts = con.execute(f"SELECT ruling_id, text FROM {rulings}").fetchall()
+    n_rulings, texts = _texts(con, "ruling_id, text", rulings)
     _insert_batches(con, "n_ruling_rule", _ruling_links(doc, date, terms, texts))
-    linked = len(texts)
-    texts = con.execute(f"SELECT oracle_id, type_line, oracle_text FROM {cards}").fetchall()
+    n_cards, texts = _texts(con, "oracle_id, type_line, oracle_text", cards)
     _insert_batches(con, "n_card_rule", _card_links(doc, date, wiki_quotes, texts))
     if wiki_only is not None:
-        log.debug("rules links: %d ruling(s) and %d card(s) linked, the links of the others kept", linked,
-                  len(texts))
-        texts = con.execute(f"SELECT oracle_id, type_line, NULL FROM {wiki_only}").fetchall()
+        log.debug("rules links: %d ruling(s) and %d card(s) linked, the links of the others kept", n_rulings,
+                  n_cards)
+        _, texts = _texts(con, "oracle_id, type_line, NULL", wiki_only)
         _insert_batches(con, "n_card_rule", _card_links(doc, date, wiki_quotes, texts, text_links=False))
+    con.execute("DROP TABLE IF EXISTS link_source")
     return {**_edition_rows(editions), "ruling_rule": "n_ruling_rule", "card_rule": "n_card_rule"}, scoped
+
+
+def _texts(con, columns: str, source: str) -> tuple[int, Iterator[tuple]]:
+    """How many rows ``source`` has, and its ``columns``, BATCH_ROWS rows at a time. ``source``
+    is a TEMP table or view chosen by the code above, never input. The rows are copied to a TEMP
+    table and read back by rowid ranges: the connection is free for the inserts in between, and
+    the texts of a large warehouse are never all in memory."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE link_source AS SELECT {columns} FROM {source}")
+    total = con.execute("SELECT count(*) FROM link_source").fetchone()[0]
+
+    def rows() -> Iterator[tuple]:
+        for start in range(0, total, BATCH_ROWS):
+            yield from con.execute("SELECT * FROM link_source WHERE rowid >= $start AND rowid < $end",
+                                   {"start": start, "end": start + BATCH_ROWS}).fetchall()
+
+    return total, rows()
 
 
 def _insert_batches(con, table: str, rows: Iterator[dict]) -> None:

@@ -403,12 +403,16 @@ def test_full_builds_keep_the_links_of_the_texts_the_warehouse_holds(tmp_path, c
     assert any("'702.169a', " in row and "'citation'" in row for row in sql["ruling_rule"])
 
 
-def test_a_full_build_whose_cards_change_the_glossary_terms_links_every_text_again(tmp_path, caplog):
+def test_a_full_build_whose_cards_change_the_glossary_terms_links_every_text_again(tmp_path, caplog, monkeypatch):
     """A bulk view whose Cases are CONSTRUCTED into "Riddles" without a "Solved —" line makes no
     glossary term worth linking; the next view, the sample's own objects, makes "Case" and
-    "Solved" worth it: every ruling that names them gains links, and the build links all again."""
+    "Solved" worth it: every ruling that names them gains links, and the build links all again.
+    The texts and links go through DuckDB 7 rows at a time here, to cross many batches."""
     import logging
 
+    from pipeline import rules_tables
+
+    monkeypatch.setattr(rules_tables, "BATCH_ROWS", 7)
     caplog.set_level(logging.DEBUG, logger="pipeline.rules_tables")
     store = RawStore(tmp_path / "raw")
     cards, rulings = _sample_objects()
