@@ -57,24 +57,29 @@ def show_rule(con, number: str, edition: str | None = None, limit: int = 0) -> s
         out += _wrap(f"{rule['parent']}  {rule['parent_title'] or rule['parent_text']}", " " * 10, first="Parent:   ")
     _, children = query(con, read_sql("read/rule_children.sql"), {"number": number, "edition": edition})
     out.append(f"Children: {', '.join(c[0] for c in children) if children else 'none'}")
-    columns, links = query(con, read_sql("read/rule_links.sql"), {"number": number, "edition": edition})
+    columns, links = query(con, read_sql("read/rule_links.sql"), {"number": number, "edition": edition,
+                                                                  "limit": limit})
     rulings = [dict(zip(columns, l)) for l in links if l[0] == "ruling"]
     cards = [dict(zip(columns, l)) for l in links if l[0] == "card"]
-    out += ["", f"Rulings linked ({len(rulings)}):" if rulings else "Rulings linked: none"]
-    for link in rulings[:limit or None]:
+    out += ["", f"Rulings linked ({_total(rulings)}):" if rulings else "Rulings linked: none"]
+    for link in rulings:
         when = link["published_at"].isoformat() if link["published_at"] else "undated"
         out.append(f"  {when} · {link['source']} · {link['method']}: {link['evidence']}")
         out += _wrap(link["text"], "    ")
-    out += _more(rulings, limit)
-    out += ["", f"Cards linked ({len(cards)}):" if cards else "Cards linked: none"]
-    for link in cards[:limit or None]:
+    out += _more(rulings)
+    out += ["", f"Cards linked ({_total(cards)}):" if cards else "Cards linked: none"]
+    for link in cards:
         out.append(f"  {link['text']} · {link['method']}: {link['evidence']}")
-    out += _more(cards, limit)
+    out += _more(cards)
     return "\n".join(out) + "\n"
 
 
-def _more(links: list, limit: int) -> list[str]:
-    left = len(links) - limit if limit else 0
+def _total(shown: list[dict]) -> int:
+    return shown[0]["total"] if shown else 0
+
+
+def _more(shown: list[dict]) -> list[str]:
+    left = _total(shown) - len(shown)
     return [f"  … and {left} more (--limit 0 shows them all)"] if left > 0 else []
 
 
