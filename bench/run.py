@@ -237,31 +237,31 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
 def _mixed(before: Path, data: Path, changed: Path) -> dict:
     """The bulk warehouse of day 1 shared with the type:"Case" query and its page sources: the
     bundled sample synced into it, then day 2's bulk run (built whole: a delta needs the bulk
-    view alone). Run once each; time and peak RSS of each."""
-    _copy_data(before, data)
-    try:
-        steps = {name: child(f"mixed: {name}", ["casefile", "--data-dir", str(data), "-q", "sync", "--offline", *args])
-                 for name, args in (("case_with_pages", []), ("next_bulk_day", [str(changed)]))}
-    finally:
-        shutil.rmtree(data, ignore_errors=True)
-    return {name: {"seconds": round(step["seconds"], 3), "peak_rss_mb": round(step["peak_rss_mb"], 1)}
-            for name, step in steps.items()}
+    view alone)."""
+    return _steps_on_copy(before, data, "mixed", {"case_with_pages": ["sync", "--offline"],
+                                                  "next_bulk_day": ["sync", "--offline", str(changed)]})
 
 
 def _with_rules(before: Path, data: Path, changed: Path) -> dict:
     """The bulk warehouse of day 1 with the bundled Comprehensive Rules excerpt ingested (a full
     build that links every ruling and card), then day 2's bulk run (a delta that links what it
-    derives again). Run once each; time and peak RSS of each."""
-    _copy_data(before, data)
+    derives again)."""
     excerpt = ROOT / "tests" / "fixtures" / "rules" / "cr_case_excerpt.txt"
+    return _steps_on_copy(before, data, "with rules", {"rules_ingest": ["rules", "ingest", str(excerpt)],
+                                                       "next_bulk_day": ["sync", "--offline", str(changed)]})
+
+
+def _steps_on_copy(before: Path, data: Path, label: str, steps: dict[str, list[str]]) -> dict:
+    """casefile ``steps`` (name -> arguments), in order, once each, on a copy of the data folder
+    ``before`` at ``data`` (deleted afterwards); the time and peak RSS of each."""
+    _copy_data(before, data)
     try:
-        steps = {name: child(f"with rules: {name}", ["casefile", "--data-dir", str(data), "-q", *args])
-                 for name, args in (("rules_ingest", ["rules", "ingest", str(excerpt)]),
-                                    ("next_bulk_day", ["sync", "--offline", str(changed)]))}
+        done = {name: child(f"{label}: {name}", ["casefile", "--data-dir", str(data), "-q", *args])
+                for name, args in steps.items()}
     finally:
         shutil.rmtree(data, ignore_errors=True)
     return {name: {"seconds": round(step["seconds"], 3), "peak_rss_mb": round(step["peak_rss_mb"], 1)}
-            for name, step in steps.items()}
+            for name, step in done.items()}
 
 
 def show(fig: dict) -> None:
@@ -287,13 +287,11 @@ def show(fig: dict) -> None:
         print(f"  report {name:<29} {seconds:8.3f} s")
     if not fig["reports_s"]:
         print("  reports                              none in sql/reports/")
-    for name, label in (("case_with_pages", "+ type:\"Case\" with its pages"),
-                        ("next_bulk_day", "then the next bulk day")):
-        step = fig["mixed"][name]
-        print(f"  {label:<36} {step['seconds']:8.3f} s   peak RSS {step['peak_rss_mb']:.1f} MB  (one run)")
-    for name, label in (("rules_ingest", "rules ingest on the day-1 warehouse"),
-                        ("next_bulk_day", "then the next bulk day")):
-        step = fig["with_rules"][name]
+    for figure, name, label in (("mixed", "case_with_pages", "+ type:\"Case\" with its pages"),
+                                ("mixed", "next_bulk_day", "then the next bulk day"),
+                                ("with_rules", "rules_ingest", "rules ingest on the day-1 warehouse"),
+                                ("with_rules", "next_bulk_day", "then the next bulk day")):
+        step = fig[figure][name]
         print(f"  {label:<36} {step['seconds']:8.3f} s   peak RSS {step['peak_rss_mb']:.1f} MB  (one run)")
 
 
