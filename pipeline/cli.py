@@ -199,6 +199,40 @@ def rebuild(ctx: Context) -> None:
 
 
 @main_group.command()
+@click.option("--keep-days", type=click.IntRange(min=0), default=30, show_default=True,
+              help="Keep every run younger than this many days.")
+@click.option("--dry-run", is_flag=True, help="List what would be deleted; delete nothing.")
+@pass_ctx
+def prune(ctx: Context, keep_days: int, dry_run: bool) -> None:
+    """Delete old runs of data/raw/ that the warehouse no longer needs.
+
+    A run goes when it is older than --keep-days and later runs superseded it for everything it
+    fetched (failed and unfinished runs too); current views and rules editions stay. The
+    warehouse keeps its rows (documents a kept run holds too are pointed at its copy); a later
+    rebuild replays the kept runs only, so its change history starts at the oldest of them.
+
+    \b
+    Examples:
+      casefile prune --dry-run
+      casefile prune --keep-days 7
+    """
+    from .prune import human_bytes, prune as run_prune
+
+    result = run_prune(ctx.settings, keep_days, dry_run=dry_run)
+    if dry_run and ctx.log_format != "json":
+        for d in result.plan.decisions:
+            if not d.keep:
+                click.echo(f"would delete {d.run.run_id} ({d.reason}, query {d.run.meta.get('query') or '-'})")
+    kept = result.kept_by_reason()
+    reasons = ", ".join(f"{n} {reason}" for reason, n in sorted(kept.items())) or "none"
+    verb = "would delete" if dry_run else "deleted"
+    text = (f"{verb} {len(result.plan.doomed)} run(s) older than {keep_days} day(s), "
+            f"{human_bytes(result.bytes_freed)} {'to free' if dry_run else 'freed'}; "
+            f"kept {sum(kept.values())} ({reasons})")
+    ctx.emit(text, result.summary())
+
+
+@main_group.command()
 @click.argument("statement")
 @format_option()
 @pass_ctx

@@ -1,7 +1,8 @@
 """Named points where the reliability tests stop a sync on purpose: kill -9, or a pause.
 
 ``CASEFILE_FAILPOINT=name:action[,…]``, action ``kill`` (first pass), ``kill@N`` (Nth) or ``sleep=S``.
-Points: during_extract, during_build, during_load, before_commit, after_commit, before_replace (rebuild).
+Points: during_extract, during_build, during_load, before_commit, after_commit, before_replace (rebuild),
+during_prune (a run folder renamed, not yet removed).
 """
 
 from __future__ import annotations

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from .wire import Response
 
 RUN_ID_RE = re.compile(r"^\d{8}T\d{6}\.\d{6}Z$")
+RUN_ID_FORMAT = "%Y%m%dT%H%M%S.%fZ"  # a run id is the UTC time the run started
+# A run being deleted is first renamed to this prefix + its id: out of ``runs()`` at once.
+DELETING = ".deleting-"
 SUCCESS = "_SUCCESS"
 FAILED = "_FAILED"
 MANIFEST = "manifest.jsonl"
@@ -43,7 +46,7 @@ _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 def new_run_id(now: datetime | None = None) -> str:
     now = now or datetime.now(timezone.utc)
-    return now.strftime("%Y%m%dT%H%M%S.%fZ")
+    return now.strftime(RUN_ID_FORMAT)
 
 
 def doc_id_for(url: str, body: bytes) -> str:
@@ -422,8 +425,21 @@ class RawStore:
                         return run, entry
         return None
 
-    def remove_incomplete(self, run: RunInfo) -> None:
-        """Delete an incomplete run's folder (used by ``doctor --fix``; never automatic)."""
-        if run.complete:
-            raise ValueError("refusing to delete a complete run")
-        shutil.rmtree(run.path)
+    def delete_run(self, run: RunInfo) -> None:
+        """Delete a run folder (``casefile prune``). It is renamed out of the store's view first, so
+        a crash leaves the whole run or none of it; what a crash left is removed by
+        ``finish_deletions``."""
+        trash = self.root / f"{DELETING}{run.run_id}"
+        os.replace(run.path, trash)
+        _fsync_dir(self.root)
+        failpoint("during_prune")
+        shutil.rmtree(trash)
+
+    def finish_deletions(self) -> int:
+        """Remove the folders a deletion renamed and did not finish; returns how many."""
+        if not self.root.is_dir():
+            return 0
+        left = [p for p in self.root.iterdir() if p.name.startswith(DELETING) and p.is_dir()]
+        for path in left:
+            shutil.rmtree(path)
+        return len(left)

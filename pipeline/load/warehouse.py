@@ -225,6 +225,22 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
     return counts
 
 
+def repoint_documents(con: duckdb.DuckDBPyConnection, moves: list[dict]) -> int:
+    """Point raw_document rows at a kept copy of their body (``prune``), in one transaction;
+    returns how many rows changed."""
+    _drop_temp(con, "stage_moves")
+    con.execute("CREATE TEMP TABLE stage_moves (doc_id VARCHAR, old_run_id VARCHAR, path VARCHAR)")
+    insert_rows(con, "stage_moves", moves)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        changed = con.execute(read_sql("load/repoint_documents.sql")).fetchone()[0]
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return int(changed)
+
+
 def run_checks(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
     """Run sql/checks/*.sql; each returns the rows that break a rule. Returns (check, rows) failing."""
     failures = []

@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS raw_document (
     fetched_at    TIMESTAMP,
     http_status   INTEGER,
     content_type  VARCHAR,
-    path          VARCHAR NOT NULL,   -- relative to data/raw/
+    path          VARCHAR NOT NULL,   -- relative to data/raw/: the first run's file, or a kept copy after a prune
     bytes         BIGINT,
     sha256        VARCHAR             -- of the body alone
 );

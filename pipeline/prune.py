@@ -1,0 +1,175 @@
+"""``casefile prune``: delete the runs of the raw store that the warehouse no longer needs.
+
+The warehouse is built from the current view of each (query, origin) and from every ingested
+edition of the rules (``build.py``). A run that later runs superseded for everything it fetched
+is history only: ``rebuild`` replays it for the change events, and each such run costs a rebuild
+one more build and the disk its files (a daily bulk sync adds hundreds of MB a day). A prune
+deletes the runs older than ``keep_days`` except the current views and the rules ingests.
+Failed, rejected and unfinished runs older than ``keep_days`` go too (the sync lock is held: no
+sync is writing one).
+
+A document fetched again with the same bytes (a 304 links the earlier file into the new run) is
+one ``raw_document`` row, whose ``path`` names the first run's file. Before deleting that run,
+the prune points such rows at the oldest kept copy (``load/warehouse.py``), so the documents the
+warehouse's rows come from can still be opened. The rest of the warehouse is left as it is.
+
+``plan`` decides, with no side effect; ``prune`` takes the lock, plans, repoints and deletes
+through ``RawStore.delete_run``, which a crash cannot leave half done.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from .build import RULES_ORIGIN, current_runs, run_origins
+from .config import Settings
+from .load.warehouse import open_writer, repoint_documents
+from .lock import SyncLock
+from .rawstore import RUN_ID_FORMAT, RawStore, RunInfo, read_manifest
+
+log = logging.getLogger(__name__)
+
+CURRENT = "current view"
+RULES = "rules edition"
+RECENT = "recent"
+
+
+@dataclass(frozen=True)
+class Decision:
+    run: RunInfo
+    keep: bool
+    reason: str  # why it stays (CURRENT, RULES, RECENT) or goes ("superseded", or its status)
+
+
+@dataclass
+class Plan:
+    decisions: list[Decision]
+    # raw_document rows to point elsewhere: {"doc_id", "old_run_id" (a deleted run), "path" (a kept copy)}
+    moves: list[dict]
+
+    @property
+    def doomed(self) -> list[RunInfo]:
+        return [d.run for d in self.decisions if not d.keep]
+
+
+@dataclass
+class PruneResult:
+    plan: Plan
+    bytes_freed: int
+    dry_run: bool
+    leftovers: int = 0  # folders an interrupted prune had started to delete, removed now
+    repointed: int = 0  # raw_document rows now naming a kept copy
+
+    def kept_by_reason(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for d in self.plan.decisions:
+            if d.keep:
+                counts[d.reason] = counts.get(d.reason, 0) + 1
+        return counts
+
+    def summary(self) -> dict:
+        return {"event": "prune", "dry_run": self.dry_run,
+                ("would_delete" if self.dry_run else "deleted"): [r.run_id for r in self.plan.doomed],
+                "kept": self.kept_by_reason(), "bytes_freed": self.bytes_freed,
+                "documents_repointed": self.repointed, "leftovers_removed": self.leftovers}
+
+
+def run_time(run: RunInfo) -> datetime:
+    """When the run started, from its id (a UTC timestamp)."""
+    return datetime.strptime(run.run_id, RUN_ID_FORMAT).replace(tzinfo=timezone.utc)
+
+
+def plan(runs: list[RunInfo], now: datetime, keep_days: int) -> Plan:
+    """What a prune keeps and deletes, oldest run first, and the document rows it repoints.
+    Reads the manifests of the complete runs; changes nothing."""
+    if keep_days < 0:
+        raise ValueError("keep_days must be 0 or more")
+    cutoff = now - timedelta(days=keep_days)
+    runs = sorted(runs, key=lambda r: r.run_id)
+    current = {run.run_id for run in current_runs(runs).values()}
+    decisions = []
+    for run in runs:
+        if run.complete and RULES_ORIGIN in run_origins(run):
+            decisions.append(Decision(run, True, RULES))
+        elif run.run_id in current:
+            decisions.append(Decision(run, True, CURRENT))
+        elif run_time(run) > cutoff:
+            decisions.append(Decision(run, True, RECENT))
+        else:
+            decisions.append(Decision(run, False, "superseded" if run.complete else run.status))
+    return Plan(decisions, _moves(decisions))
+
+
+def _moves(decisions: list[Decision]) -> list[dict]:
+    """The documents a deleted run fetched first (their raw_document row names its file) that a
+    kept run holds too: each to the oldest kept copy."""
+    first_holder: dict[str, RunInfo] = {}
+    kept: list[tuple[RunInfo, list]] = []
+    for d in decisions:  # oldest first
+        if not d.run.complete:
+            continue
+        entries = read_manifest(d.run, include_quarantined=True)
+        for entry in entries:
+            first_holder.setdefault(entry.doc_id, d.run)
+        if d.keep:
+            kept.append((d.run, entries))
+    doomed = {d.run.run_id for d in decisions if not d.keep}
+    moves: dict[str, dict] = {}
+    for run, entries in kept:
+        for entry in entries:
+            first = first_holder[entry.doc_id]
+            if first.run_id in doomed and entry.doc_id not in moves:
+                moves[entry.doc_id] = {"doc_id": entry.doc_id, "old_run_id": first.run_id,
+                                       "path": f"{run.run_id}/{entry.path}"}
+    return list(moves.values())
+
+
+def bytes_freed(doomed: list[Path]) -> int:
+    """The bytes that deleting these folders gives back: a file counts when every one of its hard
+    links is among them (a body a 304 linked into a kept run stays on disk)."""
+    links: dict[tuple[int, int], list] = {}
+    for folder in doomed:
+        for path in folder.rglob("*"):
+            st = path.lstat()
+            if path.is_file() and not path.is_symlink():
+                entry = links.setdefault((st.st_dev, st.st_ino), [0, st.st_nlink, st.st_size])
+                entry[0] += 1
+    return sum(size for seen, nlink, size in links.values() if seen >= nlink)
+
+
+def prune(settings: Settings, keep_days: int, dry_run: bool = False, now: datetime | None = None) -> PruneResult:
+    """Plan, then (unless ``dry_run``) repoint the warehouse's document rows and delete, holding
+    the sync lock. The warehouse is changed first: its rows name files that exist before the
+    deletion and after it."""
+    store = RawStore(settings.raw_dir)
+    with SyncLock(settings.lock_path):
+        leftovers = 0 if dry_run else store.finish_deletions()
+        decided = plan(store.runs(), now or datetime.now(timezone.utc), keep_days)
+        result = PruneResult(decided, bytes_freed([r.path for r in decided.doomed]), dry_run, leftovers)
+        if dry_run or not decided.doomed:
+            return result
+        if decided.moves and settings.warehouse_path.exists():
+            con = open_writer(settings.warehouse_path, wait_s=settings.reader_wait_s)
+            try:
+                result.repointed = repoint_documents(con, decided.moves)
+            finally:
+                con.close()
+        for run in decided.doomed:
+            store.delete_run(run)
+            log.info("deleted run %s (%s, query %r)", run.run_id, run.status, run.meta.get("query"))
+        return result
+
+
+def human_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    raise AssertionError("unreachable")
+
+
+__all__ = ["Decision", "Plan", "PruneResult", "plan", "prune", "bytes_freed", "run_time", "human_bytes"]

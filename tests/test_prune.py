@@ -1,0 +1,179 @@
+"""`casefile prune`: which runs go, what stays, and that the warehouse still matches its raw store.
+
+The runs of the plan tests are constructed in a temporary raw store (bodies are small JSON texts
+made up for the test, run ids chosen to be days apart); the end-to-end tests sync the bundled
+sample.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli import main
+from pipeline.lock import SyncLock
+from pipeline.prune import CURRENT, RECENT, RULES, bytes_freed, plan
+from pipeline.rawstore import DELETING, RawStore, new_run_id
+from pipeline.wire import Response
+
+from support.warehouse_state import fingerprints, query, warehouse_of
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def _response(url: str, body: bytes) -> Response:
+    return Response(url=url, final_url=url, status=200, headers={"content-type": "application/json"},
+                    body=body, fetched_at="2026-12-01T00:00:00Z")
+
+
+def _run(store: RawStore, days_ago: float, query: str = "q", sources=("api",), docs=(), status: str = "complete"):
+    """A run started ``days_ago`` before NOW, holding ``docs`` ((url, body) pairs)."""
+    writer = store.new_run({"query": query, "sources": list(sources)}, run_id=new_run_id(NOW - timedelta(days=days_ago)))
+    for url, body in docs:
+        writer.save(_response(url, body), "scryfall-api", "search")
+    if status == "complete":
+        writer.finish({})
+    elif status == "failed":
+        writer.fail("boom")
+    return writer.run_id
+
+
+def _decisions(store: RawStore, keep_days: int = 30):
+    decided = plan(store.runs(), NOW, keep_days)
+    return {d.run.run_id: (d.keep, d.reason) for d in decided.decisions}, decided
+
+
+def test_old_superseded_and_failed_runs_go_and_current_rules_and_recent_runs_stay(tmp_path):
+    store = RawStore(tmp_path)
+    oldest = _run(store, 60)
+    rules = _run(store, 59, query="", sources=("rules",))
+    superseded = _run(store, 50)
+    failed = _run(store, 40, status="failed")
+    other_query = _run(store, 45, query="t:case")
+    recent_superseded = _run(store, 10)
+    unfinished = _run(store, 5, status="incomplete")
+    current = _run(store, 3)
+    old_unfinished = _run(store, 35, status="incomplete")
+
+    got, decided = _decisions(store)
+
+    assert got == {
+        oldest: (False, "superseded"), rules: (True, RULES), superseded: (False, "superseded"),
+        failed: (False, "failed"), other_query: (True, CURRENT), recent_superseded: (True, RECENT),
+        unfinished: (True, RECENT), current: (True, CURRENT), old_unfinished: (False, "incomplete"),
+    }
+    assert [r.run_id for r in decided.doomed] == sorted([oldest, superseded, failed, old_unfinished])
+
+
+def test_keep_days_zero_keeps_only_what_the_warehouse_is_built_from(tmp_path):
+    store = RawStore(tmp_path)
+    first, second = _run(store, 0.5), _run(store, 0.1)
+    got, _ = _decisions(store, keep_days=0)
+    assert got == {first: (False, "superseded"), second: (True, CURRENT)}
+
+
+def test_a_kept_copy_takes_over_the_document_rows_of_a_deleted_run(tmp_path):
+    store = RawStore(tmp_path)
+    same = ("https://api.scryfall.com/sets", b'{"object":"list","data":[]}')
+    old = _run(store, 60, docs=[same, ("https://api.scryfall.com/cards/search?q=a", b'{"v":1}')])
+    middle = _run(store, 50, docs=[same, ("https://api.scryfall.com/cards/search?q=a", b'{"v":2}')])
+    new = _run(store, 1, docs=[same, ("https://api.scryfall.com/cards/search?q=a", b'{"v":3}')])
+    _, decided = _decisions(store)
+    [move] = decided.moves
+    new_entry = [e for e in store.complete_runs()[-1].path.joinpath("manifest.jsonl").read_text().splitlines()
+                 if json.loads(e)["url"] == same[0]]
+    assert move["old_run_id"] == old and move["path"] == f"{new}/{json.loads(new_entry[0])['path']}"
+    assert middle not in {m["old_run_id"] for m in decided.moves}  # its copy was never the row's file
+
+
+def test_a_file_linked_into_a_kept_run_frees_nothing(tmp_path):
+    doomed, kept = tmp_path / "doomed", tmp_path / "kept"
+    doomed.mkdir(), kept.mkdir()
+    (doomed / "own").write_bytes(b"x" * 1000)
+    (doomed / "shared").write_bytes(b"y" * 5000)
+    os.link(doomed / "shared", kept / "shared")
+    (doomed / "twice").write_bytes(b"z" * 300)
+    os.link(doomed / "twice", doomed / "twice-again")
+    assert bytes_freed([doomed]) == 1300
+
+
+@pytest.fixture
+def synced(data_dir: Path, cli):
+    for _ in range(2):
+        done = cli("sync", "--offline")
+        assert done.returncode == 0, done.stderr
+    return [r.run_id for r in RawStore(data_dir / "raw").runs()]
+
+
+def test_prune_deletes_the_superseded_run_and_the_warehouse_still_matches_a_rebuild(data_dir, cli, synced):
+    first, second = synced
+    before = fingerprints(data_dir)
+
+    done = cli("--log-format", "json", "prune", "--keep-days", "0")
+
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["deleted"] == [first] and summary["kept"] == {CURRENT: 1}
+    assert summary["documents_repointed"] > 0 and summary["bytes_freed"] > 0
+    assert [r.run_id for r in RawStore(data_dir / "raw").runs()] == [second]
+    # every document row names a file that is there
+    for (path,) in query(warehouse_of(data_dir), "SELECT path FROM raw_document"):
+        assert (data_dir / "raw" / path).is_file(), path
+    assert cli("doctor").returncode == 0
+    after_prune = fingerprints(data_dir)
+    # the prune changes no row but the paths of the documents it repointed
+    assert {t: v for t, v in after_prune.items() if t != "raw_document"} == \
+        {t: v for t, v in before.items() if t != "raw_document"}
+    rebuilt = cli("rebuild")
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    after = fingerprints(data_dir)
+    for table in ("card", "printing", "ruling", "card_ruling", "ruling_sighting", "card_set"):
+        assert after[table] == before[table], table
+
+
+def test_a_dry_run_lists_the_runs_and_deletes_nothing(data_dir, cli, synced):
+    first, _ = synced
+    done = cli("prune", "--keep-days", "0", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert f"would delete {first} (superseded" in done.stdout
+    assert "would delete 1 run(s)" in done.stdout
+    assert [r.run_id for r in RawStore(data_dir / "raw").runs()] == synced
+
+
+def test_by_default_a_month_of_runs_stays(data_dir, cli, synced):
+    done = cli("prune")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("deleted 0 run(s) older than 30 day(s)")
+    assert [r.run_id for r in RawStore(data_dir / "raw").runs()] == synced
+
+
+def test_a_prune_killed_mid_deletion_leaves_whole_runs_and_the_next_one_finishes(data_dir, cli, synced):
+    first, second = synced
+    killed = cli("prune", "--keep-days", "0", CASEFILE_FAILPOINT="during_prune:kill")
+    assert killed.returncode == -signal.SIGKILL
+    raw = data_dir / "raw"
+    assert (raw / f"{DELETING}{first}").is_dir()  # renamed, not yet removed
+    assert [r.run_id for r in RawStore(raw).runs()] == [second]
+    assert cli("doctor").returncode == 0
+
+    again = cli("--log-format", "json", "prune", "--keep-days", "0")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["leftovers_removed"] == 1
+    assert not (raw / f"{DELETING}{first}").exists()
+
+
+def test_prune_waits_for_no_sync_it_exits_75_when_one_holds_the_lock(settings):
+    with SyncLock(settings.lock_path):
+        code = main(["--data-dir", str(settings.data_dir), "prune"])
+    assert code == 75
+
+
+def test_a_negative_keep_days_is_a_usage_error(data_dir, cli):
+    done = cli("prune", "--keep-days", "-1")
+    assert done.returncode == 2
+    assert "--keep-days" in done.stderr
