@@ -216,7 +216,8 @@ def prune(ctx: Context, keep_days: int, dry_run: bool) -> None:
       casefile prune --dry-run
       casefile prune --keep-days 7
     """
-    from .prune import human_bytes, prune as run_prune
+    from .formats import human_bytes
+    from .prune import prune as run_prune
 
     result = run_prune(ctx.settings, keep_days, dry_run=dry_run)
     if dry_run and ctx.log_format != "json":

@@ -15,7 +15,7 @@ from . import cooldown
 from .config import Settings
 from .errors import EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_UNAVAILABLE, CasefileError
 from .lock import holder_pid
-from .rawstore import RawStore, read_manifest
+from .rawstore import DELETING, RawStore, read_manifest
 from .reader import open_reader, query
 from .resources import sql_files
 
@@ -85,6 +85,11 @@ def _raw_store(settings: Settings, running: bool) -> list[Finding]:
         leftovers = [p for p in run.path.rglob(".*.tmp-*")]
         if leftovers:
             found.append(Finding("warn", "raw", f"run {run.run_id} has {len(leftovers)} unfinished temporary file(s)"))
+    if store.root.is_dir():
+        unfinished = [p.name for p in store.root.iterdir() if p.name.startswith(DELETING)]
+        if unfinished:
+            found.append(Finding("warn", "raw", f"{len(unfinished)} run folder(s) a prune did not finish deleting "
+                                                f"({unfinished[0]}…); the next `casefile prune` removes them"))
     if not bad:
         found.append(Finding("ok", "raw", f"{len(runs)} run(s), {checked} document(s) match their manifests"))
     return found

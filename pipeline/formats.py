@@ -97,3 +97,13 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
         out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
         return "\n".join(out) + "\n"
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(REPORT_FORMATS)}")
+
+
+def human_bytes(n: int) -> str:
+    """A byte count for people: 646.5 KB, 1.2 GB (powers of 1000)."""
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    raise AssertionError("unreachable")

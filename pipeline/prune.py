@@ -163,13 +163,4 @@ def prune(settings: Settings, keep_days: int, dry_run: bool = False, now: dateti
         return result
 
 
-def human_bytes(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    raise AssertionError("unreachable")
-
-
-__all__ = ["Decision", "Plan", "PruneResult", "plan", "prune", "bytes_freed", "run_time", "human_bytes"]
+__all__ = ["Decision", "Plan", "PruneResult", "plan", "prune", "bytes_freed", "run_time"]
