@@ -179,3 +179,27 @@ def test_download_caps_and_retries(bulk_server, settings, tmp_path):
         client.download(bulk_server.url + "/files/rulings.json", sink, pacing=[])
     sink.discard()
     assert len(bulk_server.requests_to("/files/rulings.json")) == 1 + settings.max_attempts
+
+
+def test_a_prune_after_a_304_keeps_the_linked_files_and_points_the_warehouse_at_them(bulk_server, cli, data_dir):
+    for _ in range(2):
+        assert cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always").returncode == 0
+    first, second = RawStore(data_dir / "raw").complete_runs()
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    bulk_docs = "SELECT path FROM raw_document WHERE kind IN ('bulk-cards', 'bulk-rulings') ORDER BY kind"
+    assert all(path.startswith(first.run_id) for (path,) in rows(db, bulk_docs))
+
+    result = cli("--log-format", "json", "prune", "--keep-days", "0")
+
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["deleted"] == [first.run_id]
+    # the two bulk files are hard links in the kept run: deleting the first run frees none of their bytes
+    assert summary["bytes_freed"] < len(bulk_server.files["default_cards"])
+    paths = [path for (path,) in rows(db, bulk_docs)]
+    assert len(paths) == 2 and all(path.startswith(second.run_id) for path in paths)
+    kept_docs = [json.loads(line)["doc_id"] for line in (second.path / "manifest.jsonl").read_text().splitlines()]
+    kept_paths = rows(db, "SELECT path FROM raw_document WHERE list_contains($ids, doc_id)", {"ids": kept_docs})
+    assert len(kept_paths) == len(set(kept_docs))
+    assert all((data_dir / "raw" / path).is_file() for (path,) in kept_paths)
+    assert cli("doctor").returncode == 0
