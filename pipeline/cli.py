@@ -476,6 +476,7 @@ def status(ctx: Context, fmt: str) -> None:
     Example:
       casefile status
     """
+    from .formats import human_bytes
     from .status import collect_status
 
     info = collect_status(ctx.settings)
@@ -484,7 +485,8 @@ def status(ctx: Context, fmt: str) -> None:
         return
     click.echo(f"data dir:   {info['paths']['data_dir']}")
     click.echo(f"raw store:  {info['paths']['raw_dir']} ({info['runs']['complete']} complete, "
-               f"{info['runs']['failed']} failed, {info['runs']['incomplete']} incomplete)")
+               f"{info['runs']['failed']} failed, {info['runs']['incomplete']} incomplete; "
+               f"{human_bytes(info['runs']['bytes'])})")
     click.echo(f"warehouse:  {info['paths']['warehouse']}"
                + ("" if info["warehouse"]["exists"] else " (not built yet)"))
     if info["warehouse"].get("last_run"):

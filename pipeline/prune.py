@@ -28,7 +28,7 @@ from .build import RULES_ORIGIN, current_runs, run_origins
 from .config import Settings
 from .load.warehouse import open_writer, repoint_documents
 from .lock import SyncLock
-from .rawstore import RUN_ID_FORMAT, RawStore, RunInfo, read_manifest
+from .rawstore import RUN_ID_FORMAT, RawStore, RunInfo, inode_usage, read_manifest
 
 log = logging.getLogger(__name__)
 
@@ -130,14 +130,7 @@ def _moves(decisions: list[Decision]) -> list[dict]:
 def bytes_freed(doomed: list[Path]) -> int:
     """The bytes that deleting these folders gives back: a file counts when every one of its hard
     links is among them (a body a 304 linked into a kept run stays on disk)."""
-    links: dict[tuple[int, int], list] = {}
-    for folder in doomed:
-        for path in folder.rglob("*"):
-            st = path.lstat()
-            if path.is_file() and not path.is_symlink():
-                entry = links.setdefault((st.st_dev, st.st_ino), [0, st.st_nlink, st.st_size])
-                entry[0] += 1
-    return sum(size for seen, nlink, size in links.values() if seen >= nlink)
+    return sum(size for seen, links, size in inode_usage(doomed).values() if seen >= links)
 
 
 def prune(settings: Settings, keep_days: int, dry_run: bool = False, now: datetime | None = None) -> PruneResult:

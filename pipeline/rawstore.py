@@ -21,6 +21,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -309,6 +310,18 @@ class RunWriter:
             return
         atomic_write(self.path / FAILED, _json_bytes({"failed_at": utc_now_iso(), "status": status,
                                                       "reason": reason}))
+
+
+def inode_usage(folders: list[Path]) -> dict[tuple[int, int], list[int]]:
+    """The files under ``folders``, one entry per inode (a 304 hard-links a body into the next
+    run): [links seen under the folders, links in all, size in bytes]."""
+    files: dict[tuple[int, int], list[int]] = {}
+    for folder in folders:
+        for path in folder.rglob("*"):
+            st = path.lstat()
+            if stat.S_ISREG(st.st_mode):
+                files.setdefault((st.st_dev, st.st_ino), [0, st.st_nlink, st.st_size])[0] += 1
+    return files
 
 
 @dataclass(frozen=True)

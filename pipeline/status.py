@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .config import Settings
 from .lock import holder_pid
-from .rawstore import RawStore
+from .rawstore import RawStore, inode_usage
 from .reader import open_reader, query
 
 TABLES = ("sync_run", "raw_document", "card_set", "card", "printing", "ruling", "card_ruling",
@@ -27,7 +27,8 @@ def collect_status(settings: Settings, recent: int = 5) -> dict:
         "sync_running_pid": holder_pid(settings.lock_path),
         "runs": {"total": len(runs), "complete": by_status.get("complete", 0),
                  "failed": sum(v for k, v in by_status.items() if k not in ("complete", "incomplete")),
-                 "incomplete": by_status.get("incomplete", 0)},
+                 "incomplete": by_status.get("incomplete", 0),
+                 "bytes": sum(size for _, _, size in inode_usage([run.path for run in runs]).values())},
         "warehouse": {"exists": settings.warehouse_path.exists()},
         "recent_runs": [],
     }

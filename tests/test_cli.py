@@ -1,6 +1,8 @@
 """The CLI surface: help everywhere, exit codes, output formats, read-only SQL."""
 
 import json
+import os
+import shutil
 
 import click
 import pytest
@@ -97,6 +99,21 @@ def test_status_reports_runs_and_rows(synced, capsys):
     info = json.loads(capsys.readouterr().out)
     assert info["runs"]["complete"] == 1 and info["warehouse"]["tables"]["card"] == 15
     assert info["recent_runs"][0]["loaded"] is True
+    [run] = (synced / "raw").iterdir()
+    assert info["runs"]["bytes"] == sum(p.stat().st_size for p in run.rglob("*") if p.is_file()) > 0
+
+
+def test_status_counts_a_body_linked_into_two_runs_once(synced, capsys):
+    [run] = (synced / "raw").iterdir()
+    assert main(["--data-dir", str(synced), "status", "--format", "json"]) == 0
+    one_run = json.loads(capsys.readouterr().out)["runs"]["bytes"]
+    twin = synced / "raw" / "20000101T000000.000000Z"  # the same run again, every file hard-linked
+    shutil.copytree(run, twin, copy_function=os.link)
+    assert main(["--data-dir", str(synced), "status", "--format", "json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["runs"]["complete"] == 2 and info["runs"]["bytes"] == one_run
+    assert main(["--data-dir", str(synced), "status"]) == 0
+    assert "2 complete, 0 failed, 0 incomplete; " in capsys.readouterr().out
 
 
 def test_json_log_format_prints_one_object_per_line(data_dir, cli):
