@@ -47,7 +47,7 @@ class Decision:
 @dataclass
 class Plan:
     decisions: list[Decision]
-    # raw_document rows to point elsewhere: {"doc_id", "old_run_id" (a deleted run), "path" (a kept copy)}
+    # documents to point at a kept copy if their raw_document row names a deleted run: {"doc_id", "path"}
     moves: list[dict]
 
     @property
@@ -104,26 +104,19 @@ def plan(runs: list[RunInfo], now: datetime, keep_days: int) -> Plan:
 
 
 def _moves(decisions: list[Decision]) -> list[dict]:
-    """The documents a deleted run fetched first (their raw_document row names its file) that a
-    kept run holds too: each to the oldest kept copy."""
-    first_holder: dict[str, RunInfo] = {}
-    kept: list[tuple[RunInfo, list]] = []
-    for d in decisions:  # oldest first
-        if not d.run.complete:
-            continue
-        entries = read_manifest(d.run, include_quarantined=True)
-        for entry in entries:
-            first_holder.setdefault(entry.doc_id, d.run)
-        if d.keep:
-            kept.append((d.run, entries))
-    doomed = {d.run.run_id for d in decisions if not d.keep}
+    """Each document that a deleted run and a kept run both hold, to the oldest kept copy. Its
+    raw_document row may name the deleted run's file (it names the first run that held it, or the
+    copy an earlier prune chose); ``repoint_documents`` moves it only then."""
+    doomed_docs: set[str] = set()
+    for d in decisions:
+        if not d.keep and d.run.complete:
+            doomed_docs.update(e.doc_id for e in read_manifest(d.run, include_quarantined=True))
     moves: dict[str, dict] = {}
-    for run, entries in kept:
-        for entry in entries:
-            first = first_holder[entry.doc_id]
-            if first.run_id in doomed and entry.doc_id not in moves:
-                moves[entry.doc_id] = {"doc_id": entry.doc_id, "old_run_id": first.run_id,
-                                       "path": f"{run.run_id}/{entry.path}"}
+    for d in decisions:  # oldest first
+        if d.keep and d.run.complete:
+            for entry in read_manifest(d.run, include_quarantined=True):
+                if entry.doc_id in doomed_docs and entry.doc_id not in moves:
+                    moves[entry.doc_id] = {"doc_id": entry.doc_id, "path": f"{d.run.run_id}/{entry.path}"}
     return list(moves.values())
 
 
@@ -147,7 +140,7 @@ def prune(settings: Settings, keep_days: int, dry_run: bool = False, now: dateti
         if decided.moves and settings.warehouse_path.exists():
             con = open_writer(settings.warehouse_path, wait_s=settings.reader_wait_s)
             try:
-                result.repointed = repoint_documents(con, decided.moves)
+                result.repointed = repoint_documents(con, decided.moves, [r.run_id for r in decided.doomed])
             finally:
                 con.close()
         for run in decided.doomed:

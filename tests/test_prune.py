@@ -17,8 +17,8 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.lock import SyncLock
-from pipeline.prune import CURRENT, RECENT, RULES, bytes_freed, plan
-from pipeline.rawstore import DELETING, RawStore, new_run_id
+from pipeline.prune import CURRENT, RECENT, RULES, bytes_freed, plan, prune, run_time
+from pipeline.rawstore import DELETING, RawStore, new_run_id, read_manifest
 from pipeline.wire import Response
 
 from support.warehouse_state import fingerprints, query, warehouse_of
@@ -77,18 +77,16 @@ def test_keep_days_zero_keeps_only_what_the_warehouse_is_built_from(tmp_path):
     assert got == {first: (False, "superseded"), second: (True, CURRENT)}
 
 
-def test_a_kept_copy_takes_over_the_document_rows_of_a_deleted_run(tmp_path):
+def test_a_document_a_deleted_run_shares_with_kept_ones_goes_to_the_oldest_kept_copy(tmp_path):
     store = RawStore(tmp_path)
     same = ("https://api.scryfall.com/sets", b'{"object":"list","data":[]}')
-    old = _run(store, 60, docs=[same, ("https://api.scryfall.com/cards/search?q=a", b'{"v":1}')])
-    middle = _run(store, 50, docs=[same, ("https://api.scryfall.com/cards/search?q=a", b'{"v":2}')])
-    new = _run(store, 1, docs=[same, ("https://api.scryfall.com/cards/search?q=a", b'{"v":3}')])
+    _run(store, 60, docs=[same, ("https://api.scryfall.com/cards/search?q=a", b'{"v":1}')])
+    _run(store, 50, docs=[same, ("https://api.scryfall.com/cards/search?q=a", b'{"v":2}')])
+    recent = _run(store, 10, docs=[same, ("https://api.scryfall.com/cards/search?q=a", b'{"v":3}')])
+    _run(store, 1, docs=[same, ("https://api.scryfall.com/cards/search?q=a", b'{"v":4}')])
     _, decided = _decisions(store)
-    [move] = decided.moves
-    new_entry = [e for e in store.complete_runs()[-1].path.joinpath("manifest.jsonl").read_text().splitlines()
-                 if json.loads(e)["url"] == same[0]]
-    assert move["old_run_id"] == old and move["path"] == f"{new}/{json.loads(new_entry[0])['path']}"
-    assert middle not in {m["old_run_id"] for m in decided.moves}  # its copy was never the row's file
+    [entry] = [e for e in read_manifest(store.runs()[2]) if e.url == same[0]]
+    assert decided.moves == [{"doc_id": entry.doc_id, "path": f"{recent}/{entry.path}"}]
 
 
 def test_a_file_linked_into_a_kept_run_frees_nothing(tmp_path):
@@ -179,3 +177,23 @@ def test_a_negative_keep_days_is_a_usage_error(data_dir, cli):
     done = cli("prune", "--keep-days", "-1")
     assert done.returncode == 2
     assert "--keep-days" in done.stderr
+
+
+def test_a_second_prune_moves_the_rows_the_first_one_pointed_at_a_run_it_now_deletes(settings):
+    """Three syncs of the same documents: the first prune deletes the oldest run and points the
+    rows at the middle one (recent then); the next deletes that one too."""
+    for _ in range(3):
+        assert main(["--data-dir", str(settings.data_dir), "-q", "sync", "--offline"]) == 0
+    oldest, middle, newest = RawStore(settings.raw_dir).runs()
+    db = warehouse_of(settings.data_dir)
+    folders = "SELECT DISTINCT split_part(path, '/', 1) FROM raw_document"
+
+    between = run_time(oldest) + (run_time(middle) - run_time(oldest)) / 2
+    first = prune(settings, keep_days=0, now=between)
+    assert [r.run_id for r in first.plan.doomed] == [oldest.run_id] and first.repointed > 0
+    assert query(db, folders) == [(middle.run_id,)]
+
+    second = prune(settings, keep_days=0)
+    assert [r.run_id for r in second.plan.doomed] == [middle.run_id] and second.repointed == first.repointed
+    assert query(db, folders) == [(newest.run_id,)]
+    assert all((settings.raw_dir / path).is_file() for (path,) in query(db, "SELECT path FROM raw_document"))

@@ -225,15 +225,15 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
     return counts
 
 
-def repoint_documents(con: duckdb.DuckDBPyConnection, moves: list[dict]) -> int:
-    """Point raw_document rows at a kept copy of their body (``prune``), in one transaction;
-    returns how many rows changed."""
+def repoint_documents(con: duckdb.DuckDBPyConnection, moves: list[dict], deleted_runs: list[str]) -> int:
+    """Point the raw_document rows that name a file of ``deleted_runs`` at the copy ``moves``
+    gives ({doc_id, path}) (``prune``), in one transaction; returns how many rows changed."""
     _drop_temp(con, "stage_moves")
-    con.execute("CREATE TEMP TABLE stage_moves (doc_id VARCHAR, old_run_id VARCHAR, path VARCHAR)")
+    con.execute("CREATE TEMP TABLE stage_moves (doc_id VARCHAR, path VARCHAR)")
     insert_rows(con, "stage_moves", moves)
     con.execute("BEGIN TRANSACTION")
     try:
-        changed = con.execute(read_sql("load/repoint_documents.sql")).fetchone()[0]
+        changed = con.execute(read_sql("load/repoint_documents.sql"), {"deleted_runs": deleted_runs}).fetchone()[0]
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
