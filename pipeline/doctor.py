@@ -16,7 +16,7 @@ from .config import Settings
 from .errors import EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_UNAVAILABLE, CasefileError
 from .lock import holder_pid
 from .rawstore import DELETING, RawStore, read_manifest
-from .reader import open_reader, query
+from .reader import loaded_runs, open_reader, query
 from .resources import sql_files
 
 
@@ -117,7 +117,7 @@ def _warehouse(settings: Settings) -> list[Finding]:
                 found.append(Finding("fail", "warehouse", f"check {check.stem} finds {len(rows)} bad row(s), "
                                                           f"first: {rows[0]}", EXIT_DATAERR))
                 failing += 1
-        loaded = {r[0] for r in query(con, "SELECT run_id FROM sync_run")[1]}
+        loaded = loaded_runs(con)
     finally:
         con.close()
     pending = [r.run_id for r in RawStore(settings.raw_dir).complete_runs() if r.run_id not in loaded]

@@ -1,7 +1,8 @@
 """``casefile prune``: delete the runs of the raw store that the warehouse no longer needs.
 
 The warehouse is built from the current view of each (query, origin) and from every ingested
-edition of the rules (``build.py``). A run that later runs superseded for everything it fetched
+edition of the rules (``build.py``); until the next sync loads a complete run it has not loaded
+yet, from the current views among the runs it loaded. A run that later runs superseded for everything it fetched
 is history only: ``rebuild`` replays it for the change events, and each such run costs a rebuild
 one more build and the disk its files (a daily bulk sync adds hundreds of MB a day). A prune
 deletes the runs older than ``keep_days`` except the current views and the rules ingests.
@@ -29,6 +30,7 @@ from .config import Settings
 from .load.warehouse import open_writer, repoint_documents
 from .lock import SyncLock
 from .rawstore import RUN_ID_FORMAT, RawStore, RunInfo, inode_usage, read_manifest
+from .reader import loaded_runs, open_reader
 
 log = logging.getLogger(__name__)
 
@@ -82,14 +84,18 @@ def run_time(run: RunInfo) -> datetime:
     return datetime.strptime(run.run_id, RUN_ID_FORMAT).replace(tzinfo=timezone.utc)
 
 
-def plan(runs: list[RunInfo], now: datetime, keep_days: int) -> Plan:
+def plan(runs: list[RunInfo], now: datetime, keep_days: int, loaded: set[str] | None = None) -> Plan:
     """What a prune keeps and deletes, oldest run first, and the document rows it repoints.
-    Reads the manifests of the complete runs; changes nothing."""
+    ``loaded``: the runs the warehouse has loaded. The current views among them stay too: the
+    warehouse is built from them until the next sync loads a newer complete run. Reads the
+    manifests of the complete runs; changes nothing."""
     if keep_days < 0:
         raise ValueError("keep_days must be 0 or more")
     cutoff = now - timedelta(days=keep_days)
     runs = sorted(runs, key=lambda r: r.run_id)
     current = {run.run_id for run in current_runs(runs).values()}
+    if loaded is not None:
+        current |= {run.run_id for run in current_runs([r for r in runs if r.run_id in loaded]).values()}
     decisions = []
     for run in runs:
         if run.complete and RULES_ORIGIN in run_origins(run):
@@ -133,7 +139,14 @@ def prune(settings: Settings, keep_days: int, dry_run: bool = False, now: dateti
     store = RawStore(settings.raw_dir)
     with SyncLock(settings.lock_path):
         leftovers = 0 if dry_run else store.finish_deletions()
-        decided = plan(store.runs(), now or datetime.now(timezone.utc), keep_days)
+        loaded = None
+        if settings.warehouse_path.exists():
+            con = open_reader(settings.warehouse_path, settings.reader_wait_s)
+            try:
+                loaded = loaded_runs(con)
+            finally:
+                con.close()
+        decided = plan(store.runs(), now or datetime.now(timezone.utc), keep_days, loaded)
         result = PruneResult(decided, bytes_freed([r.path for r in decided.doomed]), dry_run, leftovers)
         if dry_run or not decided.doomed:
             return result

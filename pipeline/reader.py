@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from .errors import ConfigError, TryAgainLater, UsageError
+from .resources import read_sql
 
 
 def open_reader(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnection:
@@ -57,3 +58,8 @@ def query(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> tuple[list[s
         raise UsageError(f"the query failed: {first}") from None
     columns = [d[0] for d in cursor.description] if cursor.description else []
     return columns, rows
+
+
+def loaded_runs(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The ids of the runs the warehouse has loaded (``sync_run``)."""
+    return {row[0] for row in con.execute(read_sql("read/loaded_runs.sql")).fetchall()}

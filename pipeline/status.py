@@ -8,7 +8,7 @@ from __future__ import annotations
 from .config import Settings
 from .lock import holder_pid
 from .rawstore import RawStore, inode_usage
-from .reader import open_reader, query
+from .reader import loaded_runs, open_reader, query
 
 TABLES = ("sync_run", "raw_document", "card_set", "card", "printing", "ruling", "card_ruling",
           "ruling_sighting", "ruling_translation", "query_card", "change_event", "retired_ruling", "cr_edition", "cr_rule",
@@ -40,7 +40,7 @@ def collect_status(settings: Settings, recent: int = 5) -> dict:
             cols, rows = query(con, "SELECT run_id, mode, status, query FROM sync_run ORDER BY run_id DESC LIMIT 1")
             if rows:
                 info["warehouse"]["last_run"] = dict(zip(cols, rows[0]))
-            loaded = {r[0] for r in query(con, "SELECT run_id FROM sync_run")[1]}
+            loaded = loaded_runs(con)
         finally:
             con.close()
     for run in runs[-recent:][::-1]:

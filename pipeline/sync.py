@@ -27,6 +27,7 @@ from .normalize.lines import prune_cache
 from .load.warehouse import load_run, open_writer, replace_file
 from .lock import SyncLock
 from .rawstore import RawStore, RunInfo, mark_rejected, read_run
+from .reader import loaded_runs
 from .resources import sample_dir
 
 # The extractors and the HTTP client (requests) are imported by the functions that fetch: a
@@ -286,10 +287,6 @@ def table_counts_from(load: LoadResult) -> dict[str, int]:
     return dict(load.tables.get("_rows", {}))
 
 
-def _loaded_run_ids(con) -> set[str]:
-    return {r[0] for r in con.execute("SELECT run_id FROM sync_run").fetchall()}
-
-
 def _build(con, store: RawStore, upto: list[RunInfo], cache_dir: Path | None, use_delta: bool):
     """The SQL build when it applies (every Scryfall document readable by DuckDB, no page
     sources), else the Python reference build; both give the same rows."""
@@ -326,7 +323,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
     except BaseException as exc:  # a signal during the build or the load
         if not _was_signalled(exc):
             raise
-        if run.run_id in _loaded_run_ids(con):  # the signal came after the commit: the run is in
+        if run.run_id in loaded_runs(con):  # the signal came after the commit: the run is in
             raise Aborted(f"stopped by a signal just after run {run.run_id} was loaded; "
                           "the warehouse holds it") from None
         if mark_aborted:
@@ -357,7 +354,7 @@ def load_pending(settings: Settings, store: RawStore, fetched: str | None = None
         con = open_writer(settings.warehouse_path, wait_s=settings.reader_wait_s,
                           memory_limit_mb=settings.memory_limit_mb)
     try:
-        loaded = _loaded_run_ids(con)
+        loaded = loaded_runs(con)
         return [_load_one(con, store, runs, run, settings.cache_dir, mark_aborted=run.run_id == fetched)
                 for run in runs if run.run_id not in loaded]
     finally:

@@ -197,3 +197,13 @@ def test_a_second_prune_moves_the_rows_the_first_one_pointed_at_a_run_it_now_del
     assert [r.run_id for r in second.plan.doomed] == [middle.run_id] and second.repointed == first.repointed
     assert query(db, folders) == [(newest.run_id,)]
     assert all((settings.raw_dir / path).is_file() for (path,) in query(db, "SELECT path FROM raw_document"))
+
+
+def test_the_runs_the_warehouse_is_built_from_stay_while_a_newer_run_waits_to_be_loaded(tmp_path):
+    store = RawStore(tmp_path)
+    loaded_view = _run(store, 60)
+    waiting = _run(store, 40)  # complete, not loaded yet (a sync stopped after fetching it)
+    got, _ = _decisions(store)
+    assert got[loaded_view] == (False, "superseded")  # no warehouse: the raw store alone decides
+    decided = plan(store.runs(), NOW, 30, loaded={loaded_view})
+    assert {d.run.run_id: d.keep for d in decided.decisions} == {loaded_view: True, waiting: True}

@@ -1,0 +1,2 @@
+-- The runs the warehouse has loaded.
+SELECT run_id FROM sync_run;
