@@ -199,7 +199,7 @@ def rebuild(ctx: Context) -> None:
 
 
 @main_group.command()
-@click.option("--keep-days", type=click.IntRange(min=0), default=30, show_default=True,
+@click.option("--keep-days", type=click.IntRange(0, 36_500), default=30, show_default=True,
               help="Keep every run younger than this many days.")
 @click.option("--dry-run", is_flag=True, help="List what would be deleted; delete nothing.")
 @pass_ctx

@@ -173,10 +173,11 @@ def test_prune_waits_for_no_sync_it_exits_75_when_one_holds_the_lock(settings):
     assert code == 75
 
 
-def test_a_negative_keep_days_is_a_usage_error(data_dir, cli):
-    done = cli("prune", "--keep-days", "-1")
-    assert done.returncode == 2
-    assert "--keep-days" in done.stderr
+@pytest.mark.parametrize("days", ["-1", "99999999", "a week"])
+def test_a_keep_days_that_is_not_a_count_of_days_is_a_usage_error(data_dir, cli, days):
+    done = cli("prune", "--keep-days", days)
+    assert done.returncode == 2, done.stderr
+    assert "--keep-days" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_second_prune_moves_the_rows_the_first_one_pointed_at_a_run_it_now_deletes(settings):
