@@ -16,7 +16,7 @@ import click
 
 from . import __version__
 from .config import ALL_SOURCES, DEFAULT_QUERY, Settings, from_env
-from .errors import EXIT_BUG, EXIT_USAGE, CasefileError
+from .errors import EXIT_BUG, EXIT_USAGE, CasefileError, UsageError
 from .formats import FORMATS, REPORT_FORMATS, render
 
 log = logging.getLogger("casefile")
@@ -57,16 +57,20 @@ def _read(ctx: Context, read, *args):
 
 def write_output(path: Path, text: str) -> None:
     """Write a command's output to ``--out``: a temp file beside it, renamed into place."""
+    import contextlib
     import os
 
     path = path.expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(text, encoding="utf-8", newline="")
         os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):  # no temp file, or no folder to hold one
+            tmp.unlink()
+        if isinstance(exc, OSError):
+            raise UsageError(f"--out {path}: cannot write it ({exc.strerror or exc})") from None
         raise
 
 

@@ -109,9 +109,12 @@ def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) ->
     con = _open(warehouse, wait_s)
     try:
         run = _latest_run(con)
-        out.parent.mkdir(parents=True, exist_ok=True)
         tmp = _sibling(out, "tmp")
-        tmp.mkdir()
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp.mkdir()
+        except OSError as exc:
+            raise UsageError(f"--out {out}: cannot make a folder there ({exc.strerror or exc})") from None
         try:
             rows = write_dataset(con, tmp, fmt)
             write_datasheet(con, tmp, fmt, run, rows)

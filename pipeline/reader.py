@@ -52,6 +52,8 @@ def query(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> tuple[list[s
     """Run one statement; a SQL error becomes a usage error with DuckDB's message."""
     try:
         cursor = con.execute(sql, params) if params is not None else con.execute(sql)
+        if cursor is None:  # nothing but blanks or comments
+            raise UsageError("give a SQL statement")
         rows = cursor.fetchall()
     except duckdb.Error as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__

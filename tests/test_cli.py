@@ -129,3 +129,19 @@ def test_errors_in_json_mode_are_json(data_dir, cli):
     result = cli("--log-format", "json", "sql", "SELECT 1")
     assert result.returncode == 78
     assert json.loads(result.stderr.strip().splitlines()[-1])["exit_code"] == 78
+
+
+@pytest.mark.parametrize("statement", ["", "   ", ";"])
+def test_an_empty_sql_statement_is_a_usage_error(synced, capsys, statement):
+    assert main(["--data-dir", str(synced), "sql", statement]) == 2
+    assert capsys.readouterr().err == "casefile: error: give a SQL statement\n"
+
+
+@pytest.mark.parametrize("args", [["report", "sets", "--out"], ["export", "rulings", "--out"]])
+def test_an_out_path_that_cannot_be_written_is_a_usage_error(synced, capsys, tmp_path, args):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert main(["--data-dir", str(synced), *args, str(blocker / "inside" / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: --out ") and "Traceback" not in err
+    assert blocker.read_text() == "not a folder"
