@@ -11,7 +11,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from .errors import LockBusy
+from .errors import ConfigError, LockBusy
 
 
 class SyncLock:
@@ -20,8 +20,14 @@ class SyncLock:
         self._fh = None
 
     def __enter__(self) -> "SyncLock":
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path, "a+")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fh = open(self.path, "a+")
+        except OSError as exc:  # a data folder that cannot be made or written: a setting to fix
+            folder = self.path.parent
+            why = "it is not a folder" if folder.exists() and not folder.is_dir() else \
+                f"{exc.strerror or exc} ({exc.filename or self.path})"
+            raise ConfigError(f"cannot use the data folder {folder}: {why}") from None
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

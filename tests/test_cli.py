@@ -145,3 +145,12 @@ def test_an_out_path_that_cannot_be_written_is_a_usage_error(synced, capsys, tmp
     err = capsys.readouterr().err
     assert err.startswith("casefile: error: --out ") and "Traceback" not in err
     assert blocker.read_text() == "not a folder"
+
+
+@pytest.mark.parametrize("command", [["sync", "--offline"], ["rebuild"], ["prune"]])
+def test_a_data_folder_that_cannot_be_made_is_a_configuration_error(tmp_path, capsys, command):
+    (tmp_path / "a-file").write_text("not a folder")
+    assert main(["--data-dir", str(tmp_path / "a-file" / "data"), *command]) == 78
+    err = capsys.readouterr().err
+    assert err.startswith(f"casefile: error: cannot use the data folder {tmp_path / 'a-file' / 'data'}: ")
+    assert main(["--data-dir", str(tmp_path / "a-file"), *command]) == 2  # click sees a file, not a folder
