@@ -16,7 +16,7 @@ import click
 
 from . import __version__
 from .config import ALL_SOURCES, DEFAULT_QUERY, Settings, from_env
-from .errors import EXIT_BUG, EXIT_USAGE, CasefileError, UsageError
+from .errors import EXIT_BUG, EXIT_USAGE, CasefileError, ConfigError, UsageError
 from .formats import FORMATS, REPORT_FORMATS, render
 
 log = logging.getLogger("casefile")
@@ -526,11 +526,22 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         click.echo("casefile: interrupted", err=True)
         return 130
-    except Exception:  # a bug: show everything needed to report it
+    except Exception as exc:
+        if _out_of_memory(exc):
+            _report(ConfigError(f"DuckDB ran out of memory ({str(exc).splitlines()[0]}); raise "
+                                "CASEFILE_MEMORY_LIMIT_MB (0: DuckDB's default) or free memory. "
+                                "A fetched run is kept and the next sync loads it."))
+            return ConfigError.exit_code
         click.echo("casefile: internal error (a bug; please report it with this traceback):", err=True)
         traceback.print_exc()
         return EXIT_BUG
     return 0
+
+
+def _out_of_memory(exc: Exception) -> bool:
+    import duckdb
+
+    return isinstance(exc, duckdb.OutOfMemoryException)
 
 
 def _report(exc: CasefileError) -> None:

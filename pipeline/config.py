@@ -6,6 +6,7 @@ changes per run, a CLI option. Nothing here touches the network or the warehouse
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,6 +33,8 @@ SEARCH_INTERVAL_S = 0.5
 API_INTERVAL_S = 0.1
 # Web pages (wiki, listeblanche.fr, scryfall.com card pages): one request per host per second.
 PAGE_INTERVAL_S = 1.0
+# Below this DuckDB cannot load even the bundled sample (50 MB fails, 100 MB works).
+MIN_MEMORY_LIMIT_MB = 100
 
 
 def _package_root() -> Path:
@@ -78,6 +81,7 @@ class Settings:
     reader_wait_s: float = 5.0
     # DuckDB's memory for a load (its buffer pool; beyond it, temporary data spills to disk).
     # 600 MB keeps a load of all of Scryfall (4 times the cards of 2026) under 1 GiB of RSS.
+    # 0: no limit of casefile's (DuckDB's default, 80 % of the machine's memory).
     memory_limit_mb: int = 600
 
     @property
@@ -157,8 +161,15 @@ def validate(settings: Settings) -> Settings:
         raise ConfigError("max_attempts must be at least 1")
     if settings.retry_after_min_s < 0 or settings.retry_after_max_s < settings.retry_after_min_s:
         raise ConfigError("retry-after bounds must satisfy 0 <= min <= max")
-    if settings.max_bytes < 1024:
-        raise ConfigError("max_bytes must be at least 1024")
+    if settings.max_bytes < 1024 or settings.max_bulk_bytes < 1024:
+        raise ConfigError("max_bytes and max_bulk_bytes must be at least 1024")
+    for name in ("connect_timeout_s", "read_timeout_s", "backoff_base_s", "backoff_max_s", "reader_wait_s"):
+        if getattr(settings, name) < 0:
+            raise ConfigError(f"{name} may not be negative")
+    if settings.memory_limit_mb and settings.memory_limit_mb < MIN_MEMORY_LIMIT_MB:
+        raise ConfigError(f"memory_limit_mb must be 0 (DuckDB's own default) or at least {MIN_MEMORY_LIMIT_MB}")
+    if settings.contact and any(ord(c) < 32 or ord(c) == 127 for c in settings.contact):
+        raise ConfigError("the contact may not hold control characters (it goes into a request header)")
     return replace(settings, api_url=api_url, data_dir=Path(settings.data_dir).expanduser(), **sites)
 
 
@@ -167,9 +178,12 @@ def _env_float(env, name: str) -> float | None:
     if value in (None, ""):
         return None
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         raise ConfigError(f"{name} must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise ConfigError(f"{name} must be a finite number, got {value!r}")
+    return number
 
 
 def from_env(env=None) -> Settings:

@@ -112,11 +112,11 @@ def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: Rows) -> None:
         # Every row is looked at instead.
         con.execute(f"SET pandas_analyze_sample = {int(len(frame))}")
         con.register("incoming", frame)
-        try:
-            con.execute(f"INSERT INTO {stage} BY NAME SELECT * FROM incoming")
-        finally:
-            con.unregister("incoming")
-            con.execute("RESET pandas_analyze_sample")
+        # No cleanup on failure: the transaction is then aborted, and any statement would raise
+        # again and hide the error (out of memory, say); the connection is rolled back or closed.
+        con.execute(f"INSERT INTO {stage} BY NAME SELECT * FROM incoming")
+        con.unregister("incoming")
+        con.execute("RESET pandas_analyze_sample")
 
 
 def _record_changes(con: duckdb.DuckDBPyConnection) -> None:
