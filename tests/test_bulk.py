@@ -167,7 +167,7 @@ def test_plan_fetches_only_what_it_needs(bulk_server, cli, data_dir):
 def test_download_caps_and_retries(bulk_server, settings, tmp_path):
     store = RawStore(tmp_path / "raw")
     writer = store.new_run({"mode": "live"})
-    client = HttpClient(settings.with_overrides(max_bulk_bytes=100))
+    client = HttpClient(settings.with_overrides(max_bulk_bytes=1024))  # the smallest cap a setting may give
     sink = writer.body_file("scryfall-api", bulk_server.url + "/files/rulings.json", ".json")
     with pytest.raises(SourceDataError, match="cap"):
         client.download(bulk_server.url + "/files/rulings.json", sink, pacing=[])
