@@ -95,3 +95,11 @@ class ScryfallError(CasefileError):
         for w in self.warnings:
             msg += f"\n  warning: {w}"
         super().__init__(msg)
+
+
+def unopenable_warehouse(path, exc: Exception) -> ConfigError:
+    """The error for a warehouse file DuckDB cannot open (not because a sync holds it), with
+    what to do: the raw store holds everything the warehouse is made of."""
+    first = str(exc).strip().splitlines()[0].rstrip(".!") if str(exc).strip() else exc.__class__.__name__
+    return ConfigError(f"cannot open the warehouse {path}: {first}. "
+                       "If the file is damaged, `casefile rebuild` makes it again from data/raw/.")

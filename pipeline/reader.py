@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from .errors import ConfigError, TryAgainLater, UsageError
+from .errors import ConfigError, TryAgainLater, UsageError, unopenable_warehouse
 from .resources import read_sql
 
 
@@ -41,7 +41,7 @@ def connect_read_only(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnect
         except duckdb.IOException as exc:
             text = str(exc).lower()
             if "lock" not in text:
-                raise ConfigError(f"cannot open the warehouse {path}: {exc}") from None
+                raise unopenable_warehouse(path, exc) from None
             if time.monotonic() >= deadline:
                 raise TryAgainLater(f"the warehouse {path} is busy (a sync is writing it); try again in a moment") from None
             time.sleep(0.1)

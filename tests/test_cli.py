@@ -154,3 +154,15 @@ def test_a_data_folder_that_cannot_be_made_is_a_configuration_error(tmp_path, ca
     err = capsys.readouterr().err
     assert err.startswith(f"casefile: error: cannot use the data folder {tmp_path / 'a-file' / 'data'}: ")
     assert main(["--data-dir", str(tmp_path / "a-file"), *command]) == 2  # click sees a file, not a folder
+
+
+def test_a_damaged_warehouse_says_rebuild_and_a_rebuild_mends_it(synced, capsys):
+    db = synced / "warehouse" / "casefile.duckdb"
+    db.write_bytes(b"not a DuckDB file at all")
+    for command in (["sync", "--offline"], ["status"], ["sql", "SELECT 1"]):
+        assert main(["--data-dir", str(synced), *command]) == 78, command
+        err = capsys.readouterr().err
+        assert "cannot open the warehouse" in err and "`casefile rebuild`" in err and "Traceback" not in err
+    assert main(["--data-dir", str(synced), "-q", "rebuild"]) == 0
+    assert main(["--data-dir", str(synced), "sql", "SELECT count(*) FROM card", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.endswith("count_star()\n15\n")

@@ -18,7 +18,7 @@ import duckdb
 from .. import timing
 from ..changes import choose_rewordings
 from ..clock import utc_now_iso
-from ..errors import LockBusy, SourceDataError
+from ..errors import LockBusy, SourceDataError, unopenable_warehouse
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
 from ..sqlexec import insert_rows
@@ -59,7 +59,7 @@ def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = N
         except duckdb.IOException as exc:
             con.close()
             if not _is_lock_error(exc):
-                raise
+                raise unopenable_warehouse(path, exc) from None
             if time.monotonic() >= deadline:
                 raise LockBusy(f"the warehouse {path} is in use by another process; try again later") from None
             time.sleep(0.2)
