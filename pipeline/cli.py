@@ -190,11 +190,15 @@ def rebuild(ctx: Context) -> None:
     Example:
       casefile rebuild
     """
-    from . import timing
+    from . import logs, timing
     from .sync import rebuild as run_rebuild
 
-    with timing.recording() as timings:
-        results = run_rebuild(ctx.settings)
+    progress = logs.Progress(logs.wants_progress(ctx.log_format, ctx.verbosity))
+    try:
+        with timing.recording() as timings:
+            results = run_rebuild(ctx.settings, progress=progress)
+    finally:
+        progress.close()
     last = results[-1].tables.get("_rows", {}) if results else {}
     text = (f"rebuilt {ctx.settings.warehouse_path} from {len(results)} run(s): "
             f"{last.get('card', 0)} cards, {last.get('ruling', 0)} rulings")

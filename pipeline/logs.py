@@ -47,14 +47,15 @@ class Progress:
         self.enabled = enabled
         self._bars: dict = {}
 
-    def __call__(self, label: str) -> None:
+    def __call__(self, label: str, unit: str = " req", total: int | None = None) -> None:
+        """One more unit done in the step ``label`` (of ``total``, when it is known)."""
         if not self.enabled:
             return
         from tqdm import tqdm
 
         bar = self._bars.get(label)
         if bar is None:
-            bar = self._bars[label] = tqdm(desc=label, unit=" req", leave=False, file=sys.stderr)
+            bar = self._bars[label] = tqdm(desc=label, unit=unit, total=total, leave=False, file=sys.stderr)
         bar.update(1)
 
     def close(self) -> None:

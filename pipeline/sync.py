@@ -389,7 +389,7 @@ def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> Lo
         return next(r for r in results if r.run_id == writer.run_id)
 
 
-def rebuild(settings: Settings) -> list[LoadResult]:
+def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
     """The warehouse from the raw store alone: every complete run replayed in order, no network.
 
     Built in a new file and renamed over the old one, so readers see the old warehouse or the
@@ -408,7 +408,14 @@ def rebuild(settings: Settings) -> list[LoadResult]:
             con = open_writer(built, memory_limit_mb=settings.memory_limit_mb)
         try:
             runs = store.complete_runs()
-            results = [_load_one(con, store, runs, run, settings.cache_dir, use_delta=False) for run in runs]
+            results = []
+            for i, run in enumerate(runs, 1):
+                started = time.monotonic()
+                results.append(_load_one(con, store, runs, run, settings.cache_dir, use_delta=False))
+                log.info("rebuild: run %s loaded (%d of %d) in %.1f s", run.run_id, i, len(runs),
+                         time.monotonic() - started)
+                if progress is not None:
+                    progress("runs rebuilt", unit=" run", total=len(runs))
             with timing.phase("checkpoint"):
                 con.execute("CHECKPOINT")
         finally:

@@ -180,3 +180,16 @@ def test_page_sources_beside_a_large_input_take_the_sql_path_and_load_the_same(d
     python_built = snapshot(data_dir / "warehouse" / "casefile.duckdb", linked)
     assert snapshot(other / "warehouse" / "casefile.duckdb", linked) == python_built
     assert python_built["ruling_rule"] and python_built["card_rule"]
+
+
+def test_rebuild_reports_its_progress_run_by_run(settings, cli, caplog):
+    from pipeline.sync import rebuild
+
+    for _ in range(2):
+        assert cli("sync", "--offline").returncode == 0
+    calls = []
+    with caplog.at_level("INFO", logger="pipeline.sync"):
+        rebuild(settings, progress=lambda label, **kw: calls.append((label, kw)))
+    assert calls == [("runs rebuilt", {"unit": " run", "total": 2})] * 2
+    assert [r.getMessage().split(" in ")[0] for r in caplog.records if r.getMessage().startswith("rebuild:")] == [
+        f"rebuild: run {run.name} loaded ({i} of 2)" for i, run in enumerate(sorted((settings.raw_dir).iterdir()), 1)]
