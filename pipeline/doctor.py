@@ -73,7 +73,8 @@ def _raw_store(settings: Settings, running: bool) -> list[Finding]:
             checked += 1
             path = run.path / entry.path
             try:
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                with open(path, "rb") as fh:  # streamed: a bulk file may be gigabytes
+                    digest = hashlib.file_digest(fh, "sha256").hexdigest()
             except OSError:
                 found.append(Finding("fail", "raw", f"{run.run_id}/{entry.path} is missing", EXIT_DATAERR))
                 bad += 1

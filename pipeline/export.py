@@ -191,8 +191,9 @@ def _iso(value) -> str:
 def write_manifest(folder: Path, fmt: str, run: dict, rows: dict[str, int]) -> None:
     files = []
     for name, count in [(f"{stem}.{fmt}", rows[stem]) for stem in FILES] + [("datasheet.md", None)]:
-        data = (folder / name).read_bytes()
-        files.append({"name": name, "rows": count, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+        with open(folder / name, "rb") as fh:  # streamed: the dataset files grow with the warehouse
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        files.append({"name": name, "rows": count, "bytes": (folder / name).stat().st_size, "sha256": digest})
     manifest = {"generator": GENERATOR, "casefile_version": __version__, "dataset": "rulings", "format": fmt,
                 "sync_run": {k: _iso(v) if v is not None else None for k, v in run.items()}, "files": files}
     (folder / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n",
