@@ -12,6 +12,7 @@ step in a child process of its own:
                delta build: pipeline/normalize/delta.py)
   search       median of N `casefile search` queries (pipeline/lookup.py) on a read-only connection
   reports      each `casefile report` (sets, colors, rulings), rendered as a table
+  changes      `casefile changes --since 2000-01-01`: every run's change events, as a table
   mixed        the bundled sample (type:"Case" with its page sources) synced into the day-1
                warehouse, then the changed run: a warehouse of two queries and pages, once
   with rules   the rules excerpt of the tests ingested into the day-1 warehouse, then the changed
@@ -94,6 +95,23 @@ def reports(db: Path) -> dict[str, float]:
         run_report(db, name, "table")
         times[name] = time.perf_counter() - started
     return times
+
+
+def changes_listing(db: Path) -> float:
+    """``casefile changes --since 2000-01-01``: every run's change events (the first sync records
+    every card and ruling as added) with their card names, rendered as a table."""
+    from pipeline.formats import render
+    from pipeline.history import changes
+    from pipeline.reader import open_reader
+
+    started = time.perf_counter()
+    con = open_reader(db)
+    try:
+        _, columns, rows = changes(con, "2000-01-01")
+    finally:
+        con.close()
+    render(columns, rows, "table")
+    return time.perf_counter() - started
 
 
 def api_plan() -> dict:
@@ -205,6 +223,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
     rebuild_phases = json.loads(rebuild["stdout"].strip().splitlines()[-1]).get("timings_s", {})
     times = searches(db, n_searches)
     report_times = reports(db)
+    changes_s = changes_listing(db)
     if not keep:
         shutil.rmtree(data, ignore_errors=True)
     return {
@@ -229,6 +248,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         "search_ms_p50": round(statistics.median(times), 2), "search_ms_max": round(max(times), 2),
         "searches": len(times),
         "reports_s": {k: round(v, 3) for k, v in report_times.items()},
+        "changes_s": round(changes_s, 3),
         "mixed": mixed,
         "with_rules": with_rules,
     }
@@ -287,6 +307,7 @@ def show(fig: dict) -> None:
         print(f"  report {name:<29} {seconds:8.3f} s")
     if not fig["reports_s"]:
         print("  reports                              none in sql/reports/")
+    print(f"  changes of every run (a table)       {fig['changes_s']:8.3f} s")
     for figure, name, label in (("mixed", "case_with_pages", "+ type:\"Case\" with its pages"),
                                 ("mixed", "next_bulk_day", "then the next bulk day"),
                                 ("with_rules", "rules_ingest", "rules ingest on the day-1 warehouse"),

@@ -153,6 +153,29 @@ def test_changes_lists_exactly_the_five_changes(data_dir, two_runs, capsys):
     assert main(["--data-dir", str(data_dir), "changes", "--since", "yesterday"]) == 2
 
 
+# The card names of a ruling event, as first written: a subquery per event over every card. The
+# query of sql/read/changes.sql must give the same rows.
+REFERENCE_CHANGES = """
+SELECT e.run_id, e.seq, e.kind,
+       coalesce(e.name, (SELECT string_agg(c.name, '; ' ORDER BY c.name) FROM card c
+                          WHERE list_contains(e.cards, c.oracle_id))) AS card,
+       e.field, e.before, e.after, coalesce(e.ruling_id, e.oracle_id) AS id, e.previous_ruling_id
+FROM change_event e ORDER BY e.run_id, e.seq"""
+
+
+def test_the_changes_of_every_run_name_the_cards_as_the_reference_query_does(data_dir, two_runs, capsys):
+    run1, run2, _ = two_runs
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run1)]) == 0
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run2)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "changes", "--since", "2000-01-01", "--format", "json"]) == 0
+    got = [tuple(e.values()) for e in json.loads(capsys.readouterr().out)]
+    expected = sql(data_dir, REFERENCE_CHANGES)
+    assert len(expected) == 59  # 14 cards and 40 rulings added, then the five changes
+    assert got == [tuple(row) for row in expected]
+    assert any(card and "; " in card for _, _, _, card, *_ in got)  # rulings shared by several cards
+
+
 def test_json_logs_parse_and_the_summary_equals_the_warehouse(data_dir):
     # stdout and stderr into one stream, as a cron line with 2>&1 has them
     result = subprocess.run([sys.executable, "-m", "pipeline", "--log-format", "json", "-vv", "sync", "--offline"],
