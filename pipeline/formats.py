@@ -39,6 +39,13 @@ def _plain(value: Any) -> Any:
 
 
 def _cell(value: Any) -> str:
+    kind = type(value)
+    if kind is str:  # most cells: nothing to convert (a listing of 100,000 events has a million)
+        return value
+    if value is None:
+        return ""
+    if kind is int:
+        return str(value)
     value = _plain(value)
     if value is None:
         return ""
