@@ -55,6 +55,21 @@ def _read(ctx: Context, read, *args):
         con.close()
 
 
+def echo_chunks(chunks, size: int = 1 << 16) -> None:
+    """Print text chunks to stdout in writes of about ``size`` characters."""
+    buffer: list[str] = []
+    held = 0
+    for chunk in chunks:
+        buffer.append(chunk)
+        held += len(chunk)
+        if held >= size:
+            click.echo("".join(buffer), nl=False)
+            buffer.clear()
+            held = 0
+    if buffer:
+        click.echo("".join(buffer), nl=False)
+
+
 def write_output(path: Path, text: str) -> None:
     """Write a command's output to ``--out``: a temp file beside it, renamed into place."""
     import contextlib
@@ -313,13 +328,26 @@ def changes(ctx: Context, since: str | None, fmt: str) -> None:
       casefile changes
       casefile changes --since 2026-11-01 --format json
     """
-    from .history import changes as read_changes
+    import itertools
 
-    runs, columns, rows = _read(ctx, read_changes, since)
-    if not rows and fmt == "table":
-        click.echo(f"no changes in {len(runs)} run(s)" if runs else "no runs")
-        return
-    click.echo(render(columns, rows, fmt), nl=False)
+    from .formats import render_stream, table_widths
+    from .history import change_batches, runs_for
+
+    def show(con) -> None:  # streamed: the first sync of a bulk query lists every card and ruling
+        runs = runs_for(con, since)
+        columns, batches = change_batches(con, runs)
+        first = next(batches, None)
+        if first is None and fmt == "table":
+            click.echo(f"no changes in {len(runs)} run(s)" if runs else "no runs")
+            return
+        rows = itertools.chain([first] if first is not None else [], batches)
+        widths = None
+        if fmt == "table":  # one pass over the rows for the column widths, then the rows again
+            widths = table_widths(columns, rows)
+            columns, rows = change_batches(con, runs)
+        echo_chunks(render_stream(columns, rows, fmt, widths))
+
+    _read(ctx, show)
 
 
 @main_group.command()

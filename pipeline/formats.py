@@ -13,13 +13,15 @@ import decimal
 import io
 import json
 import math
-from typing import Any, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 FORMATS = ("table", "markdown", "csv", "json")
 # The table format is for eyes on a terminal: longer cells are cut with "…" (other formats keep all).
 TABLE_CELL_MAX = 80
 # Reports also print as HTML; ``sql`` and ``status`` keep the four text formats.
 REPORT_FORMATS = FORMATS + ("html",)
+# A streamed CSV is handed out in pieces of about this many characters.
+CSV_CHUNK = 1 << 16
 
 
 def _plain(value: Any) -> Any:
@@ -68,42 +70,90 @@ def _numeric(value: Any) -> bool:
 
 
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table") -> str:
+    """Rows as text in ``fmt`` (one of REPORT_FORMATS)."""
+    widths = table_widths(columns, [rows]) if fmt == "table" else None
+    return "".join(render_stream(columns, [rows], fmt, widths))
+
+
+def table_widths(columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any]]]) -> list[int]:
+    """The column widths of the ``table`` format for these rows (cells cut at TABLE_CELL_MAX)."""
+    widths = [len(c) for c in columns]
+    for batch in batches:
+        for row in batch:
+            for i, value in enumerate(row):
+                widths[i] = max(widths[i], min(len(_cell(value).replace("\n", " ⏎ ")), TABLE_CELL_MAX))
+    return widths
+
+
+def render_stream(columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any]]], fmt: str = "table",
+                  widths: Sequence[int] | None = None) -> Iterator[str]:
+    """Rows as text in ``fmt``, chunk by chunk, from batches of rows: a listing of any length
+    is printed without holding it whole. The ``table`` format needs ``widths`` (``table_widths``
+    of the same rows); joined, the chunks are ``render``'s text."""
+    if fmt not in REPORT_FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(REPORT_FORMATS)}")
+    rows = (row for batch in batches for row in batch)
     if fmt == "json":
-        return json.dumps(records(columns, rows), ensure_ascii=False, indent=2) + "\n"
-    if fmt == "html":
-        esc = html.escape
-        out = ["<table>", "<thead><tr>" + "".join(f"<th>{esc(c)}</th>" for c in columns) + "</tr></thead>",
-               "<tbody>"]
-        for row in rows:
-            cells = "".join((f'<td class="num">{esc(_cell(v))}</td>' if _numeric(v) else f"<td>{esc(_cell(v))}</td>")
-                            for v in row)
-            out.append(f"<tr>{cells}</tr>")
-        out += ["</tbody>", "</table>"]
-        return "\n".join(out) + "\n"
-    if fmt == "csv":
+        yield from _json_stream(columns, rows)
+    elif fmt == "html":
+        yield from _html_stream(columns, rows)
+    elif fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows([[_cell(v) for v in row] for row in rows])
-        return out.getvalue()
-    cells = [[_cell(v).replace("\n", " ⏎ ") for v in row] for row in rows]
-    if fmt == "table":
-        cells = [[c if len(c) <= TABLE_CELL_MAX else c[:TABLE_CELL_MAX - 1] + "…" for c in row] for row in cells]
-    if fmt == "markdown":
+        for row in rows:
+            writer.writerow([_cell(v) for v in row])
+            if out.tell() >= CSV_CHUNK:
+                yield out.getvalue()
+                out.seek(0)
+                out.truncate()
+        yield out.getvalue()
+    elif fmt == "markdown":
         def esc(text: str) -> str:
             return text.replace("|", "\\|")
-        lines = ["| " + " | ".join(esc(c) for c in columns) + " |",
-                 "| " + " | ".join("---" for _ in columns) + " |"]
-        lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in cells]
-        return "\n".join(lines) + "\n"
-    if fmt == "table":
-        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-        def line(values):
-            return "  ".join(v.ljust(w) for v, w in zip(values, widths)).rstrip()
-        out = [line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells]
-        out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
-        return "\n".join(out) + "\n"
-    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(REPORT_FORMATS)}")
+        yield "| " + " | ".join(esc(c) for c in columns) + " |\n"
+        yield "| " + " | ".join("---" for _ in columns) + " |\n"
+        for row in rows:
+            yield "| " + " | ".join(esc(_cell(v).replace("\n", " ⏎ ")) for v in row) + " |\n"
+    else:  # table
+        if widths is None:
+            raise ValueError("the table format needs the column widths (table_widths)")
+
+        def line(values) -> str:
+            return "  ".join(v.ljust(w) for v, w in zip(values, widths)).rstrip() + "\n"
+
+        def cut(value) -> str:
+            text = _cell(value).replace("\n", " ⏎ ")
+            return text if len(text) <= TABLE_CELL_MAX else text[:TABLE_CELL_MAX - 1] + "…"
+
+        yield line(columns)
+        yield line(["-" * w for w in widths])
+        count = 0
+        for row in rows:
+            count += 1
+            yield line([cut(v) for v in row])
+        yield f"({count} row{'s' if count != 1 else ''})\n"
+
+
+def _json_stream(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[str]:
+    """What ``json.dumps(records(...), ensure_ascii=False, indent=2)`` prints, a record at a time."""
+    first = True
+    encode = json.JSONEncoder(ensure_ascii=False, indent=2).encode  # one encoder, not one per record
+    for row in rows:
+        record = encode(dict(zip(columns, (_plain(v) for v in row))))
+        yield ("[\n  " if first else ",\n  ") + record.replace("\n", "\n  ")
+        first = False
+    yield "[]\n" if first else "\n]\n"
+
+
+def _html_stream(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[str]:
+    esc = html.escape
+    yield "<table>\n<thead><tr>" + "".join(f"<th>{esc(c)}</th>" for c in columns) + "</tr></thead>\n<tbody>\n"
+    for row in rows:
+        cells = "".join((f'<td class="num">{esc(_cell(v))}</td>' if _numeric(v) else f"<td>{esc(_cell(v))}</td>")
+                        for v in row)
+        yield f"<tr>{cells}</tr>\n"
+    yield "</tbody>\n</table>\n"
 
 
 def human_bytes(n: int) -> str:

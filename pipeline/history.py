@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from typing import Iterator
 
 from .errors import UsageError
 from .reader import query
@@ -38,3 +39,17 @@ def changes(con, since: str | None) -> tuple[list[str], list[str], list[tuple]]:
     runs = runs_for(con, since)
     columns, rows = query(con, read_sql("read/changes.sql"), {"runs": runs})
     return runs, columns, rows
+
+
+def change_batches(con, runs: list[str], size: int = 10_000) -> tuple[list[str], Iterator[list[tuple]]]:
+    """The columns and the change events of ``runs`` in batches of ``size`` rows, as DuckDB
+    gives them (a first bulk sync records every card and ruling: hundreds of thousands of rows).
+    The connection must stay open until the batches are read."""
+    cursor = con.execute(read_sql("read/changes.sql"), {"runs": runs})
+    columns = [d[0] for d in cursor.description]
+
+    def batches() -> Iterator[list[tuple]]:
+        while batch := cursor.fetchmany(size):
+            yield batch
+
+    return columns, batches()

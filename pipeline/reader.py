@@ -45,6 +45,8 @@ def connect_read_only(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnect
             if time.monotonic() >= deadline:
                 raise TryAgainLater(f"the warehouse {path} is busy (a sync is writing it); try again in a moment") from None
             time.sleep(0.1)
+    # DuckDB's own bar would print into the command's output while a long listing streams out.
+    con.execute("SET enable_progress_bar = false")
     return con
 
 

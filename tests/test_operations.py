@@ -176,6 +176,24 @@ def test_the_changes_of_every_run_name_the_cards_as_the_reference_query_does(dat
     assert any(card and "; " in card for _, _, _, card, *_ in got)  # rulings shared by several cards
 
 
+def test_change_events_read_in_small_batches_are_the_listing(data_dir, two_runs):
+    from pipeline.history import change_batches, changes
+    from pipeline.reader import open_reader
+
+    run1, run2, _ = two_runs
+    for run in (run1, run2):
+        assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run)]) == 0
+    con = open_reader(data_dir / "warehouse" / "casefile.duckdb")
+    try:
+        runs, columns, rows = changes(con, "2000-01-01")
+        got_columns, batches = change_batches(con, runs, size=7)
+        batched = [list(batch) for batch in batches]
+    finally:
+        con.close()
+    assert got_columns == columns and len(batched) == -(-len(rows) // 7)
+    assert [row for batch in batched for row in batch] == rows
+
+
 def test_json_logs_parse_and_the_summary_equals_the_warehouse(data_dir):
     # stdout and stderr into one stream, as a cron line with 2>&1 has them
     result = subprocess.run([sys.executable, "-m", "pipeline", "--log-format", "json", "-vv", "sync", "--offline"],

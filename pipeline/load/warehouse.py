@@ -63,6 +63,7 @@ def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = N
             if time.monotonic() >= deadline:
                 raise LockBusy(f"the warehouse {path} is in use by another process; try again later") from None
             time.sleep(0.2)
+    con.execute("SET enable_progress_bar = false")  # casefile prints its own progress, on terminals only
     if memory_limit_mb:
         con.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
         con.execute("SET temp_directory = ?", [str(path.parent / ".tmp")])
