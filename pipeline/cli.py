@@ -55,6 +55,28 @@ def _read(ctx: Context, read, *args):
         con.close()
 
 
+def echo_rows(run, fmt: str, empty_table: str | None = None) -> None:
+    """Print the rows of ``run()`` (columns and batches of rows, ``reader.query_batches``) in
+    ``fmt`` as they stream in. The table format reads them twice: ``run`` is called again after
+    a first pass for the column widths. ``empty_table``: the line a table without rows prints
+    instead of its header."""
+    import itertools
+
+    from .formats import render_stream, table_widths
+
+    columns, batches = run()
+    first = next(batches, None)  # an error of the query surfaces before anything is printed
+    if first is None and fmt == "table" and empty_table is not None:
+        click.echo(empty_table)
+        return
+    rows = itertools.chain([first] if first is not None else [], batches)
+    widths = None
+    if fmt == "table":
+        widths = table_widths(columns, rows)
+        columns, rows = run()
+    echo_chunks(render_stream(columns, rows, fmt, widths))
+
+
 def echo_chunks(chunks, size: int = 1 << 16) -> None:
     """Print text chunks to stdout in writes of about ``size`` characters."""
     buffer: list[str] = []
@@ -268,10 +290,9 @@ def sql(ctx: Context, statement: str, fmt: str) -> None:
       casefile sql "SELECT name, mana_cost FROM card ORDER BY name"
       casefile sql "SELECT count(*) FROM ruling" --format json
     """
-    from .reader import query
+    from .reader import query_batches
 
-    columns, rows = _read(ctx, query, statement)
-    click.echo(render(columns, rows, fmt), nl=False)
+    _read(ctx, lambda con: echo_rows(lambda: query_batches(con, statement), fmt))
 
 
 @main_group.command()
@@ -328,24 +349,12 @@ def changes(ctx: Context, since: str | None, fmt: str) -> None:
       casefile changes
       casefile changes --since 2026-11-01 --format json
     """
-    import itertools
-
-    from .formats import render_stream, table_widths
     from .history import change_batches, runs_for
 
     def show(con) -> None:  # streamed: the first sync of a bulk query lists every card and ruling
         runs = runs_for(con, since)
-        columns, batches = change_batches(con, runs)
-        first = next(batches, None)
-        if first is None and fmt == "table":
-            click.echo(f"no changes in {len(runs)} run(s)" if runs else "no runs")
-            return
-        rows = itertools.chain([first] if first is not None else [], batches)
-        widths = None
-        if fmt == "table":  # one pass over the rows for the column widths, then the rows again
-            widths = table_widths(columns, rows)
-            columns, rows = change_batches(con, runs)
-        echo_chunks(render_stream(columns, rows, fmt, widths))
+        none = f"no changes in {len(runs)} run(s)" if runs else "no runs"
+        echo_rows(lambda: change_batches(con, runs), fmt, empty_table=none)
 
     _read(ctx, show)
 

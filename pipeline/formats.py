@@ -29,7 +29,7 @@ def _plain(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, decimal.Decimal):
         return float(value)
-    if isinstance(value, float) and math.isnan(value):
+    if isinstance(value, float) and not math.isfinite(value):  # JSON has no NaN or infinity
         return None
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
@@ -48,6 +48,8 @@ def _cell(value: Any) -> str:
         return ""
     if kind is int:
         return str(value)
+    if kind is float and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
     value = _plain(value)
     if value is None:
         return ""

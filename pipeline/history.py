@@ -10,7 +10,7 @@ from datetime import date
 from typing import Iterator
 
 from .errors import UsageError
-from .reader import query
+from .reader import query, query_batches
 from .rawstore import RUN_ID_RE
 from .resources import read_sql
 
@@ -45,11 +45,4 @@ def change_batches(con, runs: list[str], size: int = 10_000) -> tuple[list[str],
     """The columns and the change events of ``runs`` in batches of ``size`` rows, as DuckDB
     gives them (a first bulk sync records every card and ruling: hundreds of thousands of rows).
     The connection must stay open until the batches are read."""
-    cursor = con.execute(read_sql("read/changes.sql"), {"runs": runs})
-    columns = [d[0] for d in cursor.description]
-
-    def batches() -> Iterator[list[tuple]]:
-        while batch := cursor.fetchmany(size):
-            yield batch
-
-    return columns, batches()
+    return query_batches(con, read_sql("read/changes.sql"), {"runs": runs}, size)

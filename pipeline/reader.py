@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Iterator
 
 import duckdb
 
@@ -52,16 +53,39 @@ def connect_read_only(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnect
 
 def query(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> tuple[list[str], list[tuple]]:
     """Run one statement; a SQL error becomes a usage error with DuckDB's message."""
+    columns, batches = query_batches(con, sql, params)
+    return columns, [row for batch in batches for row in batch]
+
+
+def query_batches(con: duckdb.DuckDBPyConnection, sql: str, params=None,
+                  size: int = 10_000) -> tuple[list[str], Iterator[list[tuple]]]:
+    """Run one statement; its columns, and its rows in batches of ``size`` as DuckDB streams them
+    (the connection must stay open, and run nothing else, until they are read). A SQL error, at
+    the start or while the rows are read, becomes a usage error with DuckDB's message."""
     try:
         cursor = con.execute(sql, params) if params is not None else con.execute(sql)
-        if cursor is None:  # nothing but blanks or comments
-            raise UsageError("give a SQL statement")
-        rows = cursor.fetchall()
     except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
-        raise UsageError(f"the query failed: {first}") from None
+        raise _failed(exc) from None
+    if cursor is None:  # nothing but blanks or comments
+        raise UsageError("give a SQL statement")
     columns = [d[0] for d in cursor.description] if cursor.description else []
-    return columns, rows
+
+    def batches() -> Iterator[list[tuple]]:
+        while True:
+            try:
+                batch = cursor.fetchmany(size)
+            except duckdb.Error as exc:
+                raise _failed(exc) from None
+            if not batch:
+                return
+            yield batch
+
+    return columns, batches()
+
+
+def _failed(exc: duckdb.Error) -> UsageError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
+    return UsageError(f"the query failed: {first}")
 
 
 def loaded_runs(con: duckdb.DuckDBPyConnection) -> set[str]:

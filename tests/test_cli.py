@@ -5,6 +5,7 @@ import os
 import shutil
 
 import click
+import duckdb
 import pytest
 
 from pipeline.cli import main, main_group
@@ -166,3 +167,25 @@ def test_a_damaged_warehouse_says_rebuild_and_a_rebuild_mends_it(synced, capsys)
     assert main(["--data-dir", str(synced), "-q", "rebuild"]) == 0
     assert main(["--data-dir", str(synced), "sql", "SELECT count(*) FROM card", "--format", "csv"]) == 0
     assert capsys.readouterr().out.endswith("count_star()\n15\n")
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json", "markdown"])
+def test_sql_prints_a_listing_of_several_batches_as_a_whole(synced, capsys, fmt):
+    from pipeline.formats import render
+
+    statement = "SELECT range AS n, 'card ' || range AS name, range % 7 = 0 AS seventh FROM range(25003)"
+    assert main(["--data-dir", str(synced), "sql", statement, "--format", fmt]) == 0
+    con = duckdb.connect()
+    cursor = con.execute(statement)
+    expected = render([d[0] for d in cursor.description], cursor.fetchall(), fmt)
+    assert capsys.readouterr().out == expected
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv"])
+def test_a_query_that_fails_while_its_rows_stream_is_a_usage_error(synced, capsys, fmt):
+    statement = "SELECT CAST(CASE WHEN range < 50000 THEN '1' ELSE 'x' END AS INTEGER) AS v FROM range(60000)"
+    assert main(["--data-dir", str(synced), "sql", statement, "--format", fmt]) == 2
+    captured = capsys.readouterr()
+    assert "the query failed: Conversion Error" in captured.err and "Traceback" not in captured.err
+    if fmt == "table":  # its first pass, for the widths, meets the error before a line is printed
+        assert captured.out == ""

@@ -13,7 +13,7 @@ from pipeline.formats import REPORT_FORMATS, records, render, render_stream, tab
 
 CELLS = st.one_of(
     st.none(), st.booleans(), st.integers(-10**18, 10**18),
-    st.floats(allow_nan=True, allow_infinity=False, width=32),
+    st.floats(allow_nan=True, allow_infinity=True, width=32),
     st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=120),
     st.sampled_from(["a|b", "line\nbreak", "<td>&amp;", "é’—…", "x" * 200]),
     st.dates(min_value=dt.date(1993, 1, 1), max_value=dt.date(2030, 12, 31)),
@@ -49,3 +49,9 @@ def test_the_streamed_json_is_the_json_of_the_records(listing):
     streamed = "".join(render_stream(columns, batches, "json"))
     assert streamed == json.dumps(records(columns, rows), ensure_ascii=False, indent=2) + "\n"
     assert json.loads(streamed) == json.loads(json.dumps(records(columns, rows)))
+
+
+def test_infinity_prints_as_inf_and_is_null_in_json():
+    columns, rows = ["x"], [(float("inf"),), (float("-inf"),), (float("nan"),)]
+    assert render(columns, rows, "csv") == 'x\ninf\n-inf\n""\n'  # csv quotes a row of one empty field
+    assert json.loads(render(columns, rows, "json")) == [{"x": None}] * 3
