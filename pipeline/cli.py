@@ -57,8 +57,8 @@ def _read(ctx: Context, read, *args):
 
 def echo_rows(run, fmt: str, empty_table: str | None = None) -> None:
     """Print the rows of ``run()`` (columns and batches of rows, ``reader.query_batches``) in
-    ``fmt`` as they stream in. The table format reads them twice: ``run`` is called again after
-    a first pass for the column widths. ``empty_table``: the line a table without rows prints
+    ``fmt`` as they stream in. A table of more than one batch reads them twice: ``run`` is called
+    again after a first pass for the column widths. ``empty_table``: the line a table without rows prints
     instead of its header."""
     import itertools
 
@@ -72,8 +72,13 @@ def echo_rows(run, fmt: str, empty_table: str | None = None) -> None:
     rows = itertools.chain([first] if first is not None else [], batches)
     widths = None
     if fmt == "table":
-        widths = table_widths(columns, rows)
-        columns, rows = run()
+        second = next(batches, None)
+        if second is None:  # one batch (most listings): its widths, and no second run
+            rows = [first] if first is not None else []
+        else:
+            widths = table_widths(columns, itertools.chain([first, second], batches))
+            columns, rows = run()
+        widths = widths or table_widths(columns, rows)
     echo_chunks(render_stream(columns, rows, fmt, widths))
 
 

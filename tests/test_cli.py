@@ -189,3 +189,16 @@ def test_a_query_that_fails_while_its_rows_stream_is_a_usage_error(synced, capsy
     assert "the query failed: Conversion Error" in captured.err and "Traceback" not in captured.err
     if fmt == "table":  # its first pass, for the widths, meets the error before a line is printed
         assert captured.out == ""
+
+
+@pytest.mark.parametrize("statement,runs", [("SELECT 42 AS answer", 1), ("SELECT range FROM range(25000)", 2)])
+def test_a_table_runs_its_statement_again_only_when_it_is_longer_than_a_batch(synced, capsys, monkeypatch,
+                                                                             statement, runs):
+    import pipeline.reader
+
+    calls = []
+    real = pipeline.reader.query_batches
+    monkeypatch.setattr(pipeline.reader, "query_batches", lambda *a, **k: calls.append(a) or real(*a, **k))
+    assert main(["--data-dir", str(synced), "sql", statement]) == 0
+    assert len(calls) == runs
+    assert capsys.readouterr().out.endswith(f"({1 if runs == 1 else 25000} row{'' if runs == 1 else 's'})\n")
