@@ -56,30 +56,29 @@ def _read(ctx: Context, read, *args):
 
 
 def echo_rows(run, fmt: str, empty_table: str | None = None) -> None:
-    """Print the rows of ``run()`` (columns and batches of rows, ``reader.query_batches``) in
-    ``fmt`` as they stream in. A table of more than one batch reads them twice: ``run`` is called
-    again after a first pass for the column widths. ``empty_table``: the line a table without rows prints
-    instead of its header."""
+    """Print the rows of ``run()`` (its columns and an iterator of row batches, as
+    ``reader.query_batches`` gives them) in ``fmt``, as they stream in. A table needs its column
+    widths first: a table of more than one batch takes them in a first pass, then calls ``run``
+    again. ``empty_table``: what a table without rows prints instead of its header."""
     import itertools
 
     from .formats import render_stream, table_widths
 
     columns, batches = run()
-    first = next(batches, None)  # an error of the query surfaces before anything is printed
-    if first is None and fmt == "table" and empty_table is not None:
+    first = next(batches, [])  # an error of the query surfaces before anything is printed
+    if fmt != "table":
+        echo_chunks(render_stream(columns, itertools.chain([first], batches), fmt))
+        return
+    if not first and empty_table is not None:
         click.echo(empty_table)
         return
-    rows = itertools.chain([first] if first is not None else [], batches)
-    widths = None
-    if fmt == "table":
-        second = next(batches, None)
-        if second is None:  # one batch (most listings): its widths, and no second run
-            rows = [first] if first is not None else []
-        else:
-            widths = table_widths(columns, itertools.chain([first, second], batches))
-            columns, rows = run()
-        widths = widths or table_widths(columns, rows)
-    echo_chunks(render_stream(columns, rows, fmt, widths))
+    second = next(batches, None)
+    if second is None:  # one batch, as most listings are: its widths, and no second run
+        echo_chunks(render_stream(columns, [first], fmt, table_widths(columns, [first])))
+        return
+    widths = table_widths(columns, itertools.chain([first, second], batches))
+    columns, batches = run()
+    echo_chunks(render_stream(columns, batches, fmt, widths))
 
 
 def echo_chunks(chunks, size: int = 1 << 16) -> None:
@@ -576,7 +575,7 @@ def main(argv: list[str] | None = None) -> int:
         if _out_of_memory(exc):
             _report(ConfigError(f"DuckDB ran out of memory ({str(exc).splitlines()[0]}); raise "
                                 "CASEFILE_MEMORY_LIMIT_MB (0: DuckDB's default) or free memory. "
-                                "A fetched run is kept and the next sync loads it."))
+                                "A sync stopped so keeps the run it fetched; the next sync loads it."))
             return ConfigError.exit_code
         click.echo("casefile: internal error (a bug; please report it with this traceback):", err=True)
         traceback.print_exc()
