@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .config import ALL_SOURCES, DEFAULT_QUERY, Settings, from_env
+from .config import ALL_SOURCES, DEFAULT_KEEP_DAYS, DEFAULT_QUERY, Settings, from_env
 from .errors import EXIT_BUG, EXIT_USAGE, CasefileError, ConfigError, UsageError
 from .formats import FORMATS, REPORT_FORMATS, render
 
@@ -248,7 +248,7 @@ def rebuild(ctx: Context) -> None:
 
 
 @main_group.command()
-@click.option("--keep-days", type=click.IntRange(0, 36_500), default=30, show_default=True,
+@click.option("--keep-days", type=click.IntRange(0, 36_500), default=DEFAULT_KEEP_DAYS, show_default=True,
               help="Keep every run younger than this many days.")
 @click.option("--dry-run", is_flag=True, help="List what would be deleted; delete nothing.")
 @pass_ctx

@@ -33,6 +33,8 @@ SEARCH_INTERVAL_S = 0.5
 API_INTERVAL_S = 0.1
 # Web pages (wiki, listeblanche.fr, scryfall.com card pages): one request per host per second.
 PAGE_INTERVAL_S = 1.0
+# How long `casefile prune` keeps every run, unless told (--keep-days).
+DEFAULT_KEEP_DAYS = 30
 # Below this DuckDB cannot load even the bundled sample (50 MB fails, 100 MB works).
 MIN_MEMORY_LIMIT_MB = 100
 

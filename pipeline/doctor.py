@@ -93,6 +93,7 @@ def _raw_store(settings: Settings, running: bool) -> list[Finding]:
                                                 f"({unfinished[0]}…); the next `casefile prune` removes them"))
     if not bad:
         found.append(Finding("ok", "raw", f"{len(runs)} run(s), {checked} document(s) match their manifests"))
+    found += _prunable(runs)
     return found
 
 
@@ -147,3 +148,18 @@ def exit_code(findings: list[Finding]) -> int:
     order = [EXIT_CONFIG, EXIT_DATAERR, EXIT_UNAVAILABLE]
     codes = {f.exit_code for f in findings if f.level == "fail"}
     return next((c for c in order if c in codes), EXIT_OK)
+
+
+def _prunable(runs) -> list[Finding]:
+    """A note of what `casefile prune` with its default window would delete, when anything."""
+    from datetime import datetime, timezone
+
+    from .formats import human_bytes
+    from .config import DEFAULT_KEEP_DAYS
+    from .prune import bytes_freed, plan
+
+    doomed = plan(runs, datetime.now(timezone.utc), DEFAULT_KEEP_DAYS).doomed
+    if not doomed:
+        return []
+    return [Finding("ok", "raw", f"{len(doomed)} run(s) older than {DEFAULT_KEEP_DAYS} days that no view needs hold "
+                                 f"{human_bytes(bytes_freed([r.path for r in doomed]))}; `casefile prune` deletes them")]

@@ -442,7 +442,7 @@ class RawStore:
         """Delete a run folder (``casefile prune``). It is renamed out of the store's view first, so
         a crash leaves the whole run or none of it; what a crash left is removed by
         ``finish_deletions``."""
-        trash = self.root / f"{DELETING}{run.run_id}"
+        trash = self.root / f"{DELETING}{run.path.name}"
         os.replace(run.path, trash)
         _fsync_dir(self.root)
         failpoint("during_prune")

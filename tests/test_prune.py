@@ -17,6 +17,7 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.lock import SyncLock
+from pipeline.formats import human_bytes
 from pipeline.prune import CURRENT, RECENT, RULES, bytes_freed, plan, prune, run_time
 from pipeline.rawstore import DELETING, RawStore, new_run_id, read_manifest
 from pipeline.wire import Response
@@ -208,3 +209,13 @@ def test_the_runs_the_warehouse_is_built_from_stay_while_a_newer_run_waits_to_be
     assert got[loaded_view] == (False, "superseded")  # no warehouse: the raw store alone decides
     decided = plan(store.runs(), NOW, 30, loaded={loaded_view})
     assert {d.run.run_id: d.keep for d in decided.decisions} == {loaded_view: True, waiting: True}
+
+
+def test_doctor_says_what_a_prune_would_free(settings, capsys):
+    store = RawStore(settings.raw_dir)
+    old = _run(store, 60, docs=[("https://api.scryfall.com/sets", b'{"object":"list","data":[]}')])
+    _run(store, 50)
+    assert main(["--data-dir", str(settings.data_dir), "doctor", "--format", "json"]) == 0  # a note, not a failure
+    findings = [f["finding"] for f in json.loads(capsys.readouterr().out)]
+    assert f"1 run(s) older than 30 days that no view needs hold {human_bytes(bytes_freed([store.root / old]))}; " \
+           "`casefile prune` deletes them" in findings
