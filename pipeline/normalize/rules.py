@@ -63,6 +63,15 @@ class RulesDocument:
     def by_number(self) -> dict[str, Rule]:
         return {rule.number: rule for rule in self.rules}
 
+    # The links of a build look the document up in caches once per text they link (105,000 texts
+    # at the bench's 1×): its hash is worked out once, not from its thousands of rules each time.
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.effective_date, self.rules, self.glossary))
+
+    def __hash__(self) -> int:
+        return self._hash
+
 
 @dataclass(frozen=True)
 class RuleChange:
