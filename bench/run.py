@@ -17,6 +17,7 @@ step in a child process of its own:
                warehouse, then the changed run: a warehouse of two queries and pages, once
   with rules   the rules excerpt of the tests ingested into the day-1 warehouse, then the changed
                run (a delta that links what it derives again), once
+  with full rules  the same with a SYNTHETIC edition of a full one's size (bench/generate_cr.py)
 and once: the API plan of the Case query against the loopback FakeScryfall of the tests.
 Times are measured inside each child, after its imports; wall times of the processes are printed
 too. The floor, both rebuilds and the incremental sync run --repeat times (3 unless told; the
@@ -197,6 +198,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         summaries.append(json.loads(incrementals[-1]["stdout"].strip().splitlines()[-1]))
     mixed = _mixed(before, base_dir / "data-mixed", runs["changed"])
     with_rules = _with_rules(before, base_dir / "data-rules", runs["changed"])
+    with_full_rules = _with_full_rules(before, base_dir / "data-full-rules", runs["changed"])
     shutil.rmtree(before, ignore_errors=True)
     changes = [{k: got.get(k) for k in ("inserted", "updated", "removed")} for got in summaries]
     if any(c != changes[0] for c in changes):
@@ -239,6 +241,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         "changes_s": round(listing["seconds"], 3), "changes_rss_mb": round(listing["peak_rss_mb"], 1),
         "mixed": mixed,
         "with_rules": with_rules,
+        "with_full_rules": with_full_rules,
     }
 
 
@@ -257,6 +260,18 @@ def _with_rules(before: Path, data: Path, changed: Path) -> dict:
     excerpt = ROOT / "tests" / "fixtures" / "rules" / "cr_case_excerpt.txt"
     return _steps_on_copy(before, data, "with rules", {"rules_ingest": ["rules", "ingest", str(excerpt)],
                                                        "next_bulk_day": ["sync", "--offline", str(changed)]})
+
+
+def _with_full_rules(before: Path, data: Path, changed: Path) -> dict:
+    """As ``_with_rules``, with a SYNTHETIC edition of a full one's size (bench/generate_cr.py:
+    4,472 rules, 700 glossary entries) instead of the 14-rule excerpt, which hides what grows with
+    the edition."""
+    from bench.generate_cr import edition
+
+    text = OUT / "cr_synthetic.txt"
+    text.write_text(edition(), encoding="utf-8")
+    return _steps_on_copy(before, data, "with a full-size edition", {
+        "rules_ingest": ["rules", "ingest", str(text)], "next_bulk_day": ["sync", "--offline", str(changed)]})
 
 
 def _steps_on_copy(before: Path, data: Path, label: str, steps: dict[str, list[str]]) -> dict:
@@ -299,7 +314,9 @@ def show(fig: dict) -> None:
     for figure, name, label in (("mixed", "case_with_pages", "+ type:\"Case\" with its pages"),
                                 ("mixed", "next_bulk_day", "then the next bulk day"),
                                 ("with_rules", "rules_ingest", "rules ingest on the day-1 warehouse"),
-                                ("with_rules", "next_bulk_day", "then the next bulk day")):
+                                ("with_rules", "next_bulk_day", "then the next bulk day"),
+                                ("with_full_rules", "rules_ingest", "full-size edition (SYNTHETIC) ingest"),
+                                ("with_full_rules", "next_bulk_day", "then the next bulk day")):
         step = fig[figure][name]
         print(f"  {label:<36} {step['seconds']:8.3f} s   peak RSS {step['peak_rss_mb']:.1f} MB  (one run)")
 
