@@ -1,6 +1,6 @@
 """The benchmark: casefile against DuckDB's floor on SYNTHETIC Scryfall-shaped data.
 
-    make bench               # scales 1, 2 and 4 (about 6.5 minutes)
+    make bench               # scales 1, 2 and 4 (about 7.5 minutes)
     make bench SCALE=0.05    # one scale, a quick look
 
 Per scale: generate (or reuse) two synthetic bulk runs (bench/generate.py), then measure, each
