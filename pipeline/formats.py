@@ -64,7 +64,11 @@ def _cell(value: Any) -> str:
 
 def records(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[dict]:
     """Rows as JSON-ready dicts (dates as ISO text, decimals as floats), as ``json`` prints them."""
-    return [dict(zip(columns, (_plain(v) for v in row))) for row in rows]
+    return [_record(columns, row) for row in rows]
+
+
+def _record(columns: Sequence[str], row: Sequence[Any]) -> dict:
+    return dict(zip(columns, (_plain(v) for v in row)))
 
 
 def _numeric(value: Any) -> bool:
@@ -142,7 +146,7 @@ def _json_stream(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Itera
     first = True
     encode = json.JSONEncoder(ensure_ascii=False, indent=2).encode  # one encoder, not one per record
     for row in rows:
-        record = encode(dict(zip(columns, (_plain(v) for v in row))))
+        record = encode(_record(columns, row))
         yield ("[\n  " if first else ",\n  ") + record.replace("\n", "\n  ")
         first = False
     yield "[]\n" if first else "\n]\n"
