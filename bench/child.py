@@ -3,8 +3,9 @@
     python -m bench.child RESULT.json casefile ARGS...   # casefile's CLI, in this process
     python -m bench.child RESULT.json floor RUN_DIR DB   # DuckDB's read_json of a run's files
 
-Writes {"seconds": …, "exit": …} to RESULT.json: the time of the step itself, from after the
-imports to its end (the parent also records the process's wall time and peak RSS).
+Writes {"seconds": …, "cpu_s": …, "exit": …} to RESULT.json: the time of the step itself, from
+after the imports to its end, and the CPU time (user + system, every thread) the process spent in
+that span (the parent also records the process's wall time and peak RSS).
 """
 
 from __future__ import annotations
@@ -36,14 +37,15 @@ def main() -> None:
     if mode == "casefile":
         from pipeline.cli import main as casefile
 
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         code = casefile(args)
     elif mode == "floor":
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         code = floor(Path(args[0]), Path(args[1]))
     else:
         raise SystemExit(f"unknown mode {mode}")
-    result.write_text(json.dumps({"seconds": time.perf_counter() - started, "exit": code}))
+    result.write_text(json.dumps({"seconds": time.perf_counter() - started, "cpu_s": time.process_time() - cpu,
+                                  "exit": code}))
     sys.exit(code)
 
 

@@ -227,6 +227,13 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         "rebuild_cold_s": round(cold["seconds"], 3),
         "incremental_s": round(incremental["seconds"], 3),
         "incremental_vs_rebuild": round(incremental["seconds"] / rebuild["seconds"], 3),
+        # the CPU time of the median runs (user + system, every thread, over the span their
+        # seconds measure), and what the incremental one's would take spread perfectly over every
+        # core: a lower bound of its time on this machine
+        "cpu_s": {"floor": round(floor["cpu_s"], 3), "rebuild": round(rebuild["cpu_s"], 3),
+                  "incremental": round(incremental["cpu_s"], 3)},
+        "cores": os.cpu_count(),
+        "incremental_cpu_bound_s": round(incremental["cpu_s"] / (os.cpu_count() or 1), 3),
         "incremental_changes": changes[0],
         "incremental_timings_s": phases,
         "rebuild_timings_s": rebuild_phases,
@@ -298,6 +305,11 @@ def show(fig: dict) -> None:
     print(f"  rebuild process wall time            {fig['rebuild_wall_s']:8.3f} s   {fig['rebuild_wall_s'] / f:4.2f}x floor")
     print(f"  rebuild without data/cache/          {fig['rebuild_cold_s']:8.3f} s   {fig['rebuild_cold_s'] / f:4.2f}x floor")
     print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}")
+    cpu = fig["cpu_s"]
+    print(f"  CPU time (user + sys, all threads)   floor {cpu['floor']:.3f} s, rebuild {cpu['rebuild']:.3f} s, "
+          f"incremental {cpu['incremental']:.3f} s")
+    print(f"  incremental CPU over {fig['cores']} cores         {fig['incremental_cpu_bound_s']:8.3f} s   "
+          f"(a quarter of the rebuild: {fig['rebuild_s'] / 4:.3f} s)")
     for name in ("rebuild", "incremental"):
         phases = fig.get(f"{name}_timings_s") or {}
         if phases:
