@@ -2,6 +2,7 @@
 
     python -m bench.child RESULT.json casefile ARGS...   # casefile's CLI, in this process
     python -m bench.child RESULT.json floor RUN_DIR DB   # DuckDB's read_json of a run's files
+    python -m bench.child RESULT.json incremental-floor RUN_DIR DB   # what any incremental sync does
 
 Writes {"seconds": …, "cpu_s": …, "exit": …} to RESULT.json: the time of the step itself, from
 after the imports to its end, and the CPU time (user + system, every thread) the process spent in
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -32,6 +34,28 @@ def floor(run_dir: Path, db: Path) -> int:
     return 0
 
 
+def incremental_floor(run_dir: Path, db: Path) -> int:
+    """The least work of an incremental sync of a bulk run, as casefile does it: open the
+    warehouse ``db`` for writing, scan the lines of the run's card and rulings files to learn
+    which changed (both at once, the price and rank fields cut out of the card lines, each scan
+    saved to a cache folder: ``pipeline/normalize/lines.py``), close. No build, no load, no
+    checks: a delta of any design must at least read the day's files whole, since every card
+    line changes every day (its prices)."""
+    from pipeline.load.warehouse import open_writer
+    from pipeline.normalize.delta import VOLATILE_CARD_FIELDS
+    from pipeline.normalize.lines import LineScans
+
+    entries = [json.loads(line) for line in (run_dir / "manifest.jsonl").read_text("utf-8").splitlines()]
+    by_kind = {entry["kind"]: entry for entry in entries}
+    files = [(run_dir / by_kind[kind]["path"], by_kind[kind]["sha256"], ignore)
+             for kind, ignore in (("bulk-cards", VOLATILE_CARD_FIELDS), ("bulk-rulings", None))]
+    con = open_writer(db)
+    with tempfile.TemporaryDirectory(prefix="casefile-bench-cache-") as cache:
+        ok = LineScans(con, files, Path(cache)).wait()
+    con.close()
+    return 0 if ok else 1
+
+
 def main() -> None:
     result, mode, args = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
     if mode == "casefile":
@@ -42,6 +66,12 @@ def main() -> None:
     elif mode == "floor":
         started, cpu = time.perf_counter(), time.process_time()
         code = floor(Path(args[0]), Path(args[1]))
+    elif mode == "incremental-floor":
+        import pipeline.load.warehouse  # noqa: F401  (imported before the clock starts, as the CLI is)
+        import pipeline.normalize.delta  # noqa: F401
+
+        started, cpu = time.perf_counter(), time.process_time()
+        code = incremental_floor(Path(args[0]), Path(args[1]))
     else:
         raise SystemExit(f"unknown mode {mode}")
     result.write_text(json.dumps({"seconds": time.perf_counter() - started, "cpu_s": time.process_time() - cpu,

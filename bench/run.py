@@ -10,6 +10,8 @@ step in a child process of its own:
   rebuild      casefile rebuild (the warehouse from raw, one run), then again without data/cache/
   incremental  casefile sync --offline <changed run>: 1 % of card objects and rulings edited (a
                delta build: pipeline/normalize/delta.py)
+  incremental floor  the least an incremental sync does: open the warehouse, scan the lines of
+               the changed run's two files, close (bench/child.py)
   search       median of N `casefile search` queries (pipeline/lookup.py) on a read-only connection
   reports      each `casefile report` (sets, colors, rulings), rendered as a table
   changes      `casefile changes --since 2000-01-01`: every run's change events, as a table
@@ -196,6 +198,14 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         incrementals.append(child("incremental", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q",
                                                   "sync", "--offline", str(runs["changed"])]))
         summaries.append(json.loads(incrementals[-1]["stdout"].strip().splitlines()[-1]))
+    # The least an incremental sync does (bench/child.py incremental_floor), on a copy of the
+    # warehouse the incremental syncs started from.
+    floor_db = base_dir / "incremental-floor.duckdb"
+    inc_floors = []
+    for _ in range(repeat):
+        shutil.copy2(before / "warehouse" / "casefile.duckdb", floor_db)
+        inc_floors.append(child("incremental floor", ["incremental-floor", str(runs["changed"]), str(floor_db)]))
+    floor_db.unlink(missing_ok=True)
     mixed = _mixed(before, base_dir / "data-mixed", runs["changed"])
     with_rules = _with_rules(before, base_dir / "data-rules", runs["changed"])
     with_full_rules = _with_full_rules(before, base_dir / "data-full-rules", runs["changed"])
@@ -205,7 +215,8 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         raise SystemExit(f"bench: the incremental syncs of one start did not agree: {changes}")
     summary = summaries[0]
     rows = summary.get("rows", {})
-    floor, rebuild, cold, incremental = (_median(steps) for steps in (floors, rebuilds, colds, incrementals))
+    floor, rebuild, cold, incremental, inc_floor = (_median(steps) for steps in (floors, rebuilds, colds, incrementals,
+                                                                                   inc_floors))
     phases = summaries[incrementals.index(incremental)].get("timings_s", {})  # the median run's
     rebuild_phases = json.loads(rebuild["stdout"].strip().splitlines()[-1]).get("timings_s", {})
     times = searches(db, n_searches)
@@ -227,6 +238,8 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         "rebuild_cold_s": round(cold["seconds"], 3),
         "incremental_s": round(incremental["seconds"], 3),
         "incremental_vs_rebuild": round(incremental["seconds"] / rebuild["seconds"], 3),
+        "incremental_floor_s": round(inc_floor["seconds"], 3),
+        "incremental_floor_vs_rebuild": round(inc_floor["seconds"] / rebuild["seconds"], 3),
         # the CPU time of the median runs (user + system, every thread, over the span their
         # seconds measure), and what the incremental one's would take spread perfectly over every
         # core: a lower bound of its time on this machine
@@ -238,7 +251,8 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
         "incremental_timings_s": phases,
         "rebuild_timings_s": rebuild_phases,
         "runs_s": {name: [round(step["seconds"], 3) for step in steps] for name, steps in (
-            ("floor", floors), ("rebuild", rebuilds), ("rebuild_cold", colds), ("incremental", incrementals))},
+            ("floor", floors), ("rebuild", rebuilds), ("rebuild_cold", colds), ("incremental", incrementals),
+            ("incremental_floor", inc_floors))},
         "peak_rss_mb": round(max(step["peak_rss_mb"] for step in [first, *rebuilds, *colds, *incrementals]), 1),
         "rebuild_rss_mb": round(max(step["peak_rss_mb"] for step in rebuilds), 1),
         "floor_rss_mb": round(max(step["peak_rss_mb"] for step in floors), 1),
@@ -305,6 +319,8 @@ def show(fig: dict) -> None:
     print(f"  rebuild process wall time            {fig['rebuild_wall_s']:8.3f} s   {fig['rebuild_wall_s'] / f:4.2f}x floor")
     print(f"  rebuild without data/cache/          {fig['rebuild_cold_s']:8.3f} s   {fig['rebuild_cold_s'] / f:4.2f}x floor")
     print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}")
+    print(f"  incremental floor (open, scan, close) {fig['incremental_floor_s']:7.3f} s   "
+          f"{fig['incremental_floor_vs_rebuild']:4.2f}x rebuild")
     cpu = fig["cpu_s"]
     print(f"  CPU time (user + sys, all threads)   floor {cpu['floor']:.3f} s, rebuild {cpu['rebuild']:.3f} s, "
           f"incremental {cpu['incremental']:.3f} s")
