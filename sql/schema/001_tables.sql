@@ -3,7 +3,8 @@
 -- Keys are enforced by sql/checks/*.sql rather than PRIMARY KEY constraints, so that one load
 -- transaction can rewrite rows in any order.
 -- Long texts are stored with zstd (USING COMPRESSION zstd): on ruling texts it writes four to five
--- times faster than DuckDB's default string compression and takes less room, and scans as fast.
+-- times faster than DuckDB's default string compression and takes less room. The rulings' own
+-- texts are the exception: `casefile search` reads them, and they are stored uncompressed.
 -- (A warehouse made before a column said so keeps its compression until `casefile rebuild`.)
 
 CREATE TABLE IF NOT EXISTS sync_run (
@@ -77,8 +78,10 @@ CREATE TABLE IF NOT EXISTS ruling (
     ruling_id     VARCHAR NOT NULL,   -- derived from (source, published_at, match_key)
     source        VARCHAR NOT NULL,   -- wotc | scryfall | mtgwiki
     published_at  DATE,               -- NULL for undated rulings (wiki-only)
-    text          VARCHAR USING COMPRESSION zstd NOT NULL,   -- the best copy seen
-    match_key     VARCHAR USING COMPRESSION zstd NOT NULL
+    -- Stored uncompressed: `casefile search` scans every match_key and reads the text of the
+    -- rulings it finds, and zstd blocks make both slower (README, "How it works").
+    text          VARCHAR USING COMPRESSION uncompressed NOT NULL,   -- the best copy seen
+    match_key     VARCHAR USING COMPRESSION uncompressed NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS card_ruling (
