@@ -7,9 +7,9 @@ WITH set_card AS (
     SELECT DISTINCT set_code, oracle_id FROM printing
 ),
 card_rulings AS (
-    SELECT c.oracle_id, c.colors, c.cmc, count(cr.ruling_id) AS rulings
-    FROM card AS c LEFT JOIN card_ruling AS cr USING (oracle_id)
-    GROUP BY c.oracle_id, c.colors, c.cmc
+    SELECT c.oracle_id, c.colors, c.cmc, coalesce(n.rulings, 0) AS rulings
+    FROM card AS c
+    LEFT JOIN (SELECT oracle_id, count(*) AS rulings FROM card_ruling GROUP BY oracle_id) AS n USING (oracle_id)
 ),
 per_set AS (
     SELECT sc.set_code,
@@ -28,16 +28,20 @@ per_set AS (
     GROUP BY sc.set_code
 ),
 per_set_printing AS (
-    SELECT set_code,
-           count(*)                                                  AS printings,
-           count(DISTINCT lang)                                      AS languages,
-           count(DISTINCT oracle_id) FILTER (WHERE rarity = 'common')   AS common,
-           count(DISTINCT oracle_id) FILTER (WHERE rarity = 'uncommon') AS uncommon,
-           count(DISTINCT oracle_id) FILTER (WHERE rarity = 'rare')     AS rare,
-           count(DISTINCT oracle_id) FILTER (WHERE rarity = 'mythic')   AS mythic,
-           count(DISTINCT oracle_id) FILTER (WHERE rarity = 'special')  AS special,
-           count(DISTINCT oracle_id) FILTER (WHERE rarity = 'bonus')    AS bonus
+    SELECT set_code, count(*) AS printings, count(DISTINCT lang) AS languages
     FROM printing
+    GROUP BY set_code
+),
+-- Cards per rarity: each (set, card, rarity) once, then counted.
+per_set_rarity AS (
+    SELECT set_code,
+           count(*) FILTER (WHERE rarity = 'common')   AS common,
+           count(*) FILTER (WHERE rarity = 'uncommon') AS uncommon,
+           count(*) FILTER (WHERE rarity = 'rare')     AS rare,
+           count(*) FILTER (WHERE rarity = 'mythic')   AS mythic,
+           count(*) FILTER (WHERE rarity = 'special')  AS special,
+           count(*) FILTER (WHERE rarity = 'bonus')    AS bonus
+    FROM (SELECT DISTINCT set_code, oracle_id, rarity FROM printing)
     GROUP BY set_code
 ),
 -- The share of a set's distinct rulings that have a French translation (ruling_translation).
@@ -55,7 +59,7 @@ SELECT s.set_code                                   AS "set",
        s.cards,
        p.printings,
        p.languages,
-       p.common, p.uncommon, p.rare, p.mythic, p.special, p.bonus,
+       y.common, y.uncommon, y.rare, y.mythic, y.special, y.bonus,
        s.colorless, s.white, s.blue, s.black, s.red, s.green, s.multicolored,
        round(s.avg_mana_value, 2)                   AS avg_mana_value,
        round(s.rulings_per_card, 2)                 AS rulings_per_card,
@@ -63,6 +67,7 @@ SELECT s.set_code                                   AS "set",
        coalesce(round(100 * r.rulings_fr / r.rulings, 1), 0.0) AS rulings_fr_pct
 FROM per_set AS s
 JOIN per_set_printing AS p USING (set_code)
+JOIN per_set_rarity AS y USING (set_code)
 LEFT JOIN card_set AS cs USING (set_code)
 LEFT JOIN per_set_ruling AS r USING (set_code)
 ORDER BY s.set_code;
