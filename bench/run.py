@@ -7,7 +7,8 @@ Per scale: generate (or reuse) two synthetic bulk runs (bench/generate.py), then
 step in a child process of its own:
   floor        DuckDB's read_json of the base run's raw files into plain tables, nothing else
   first sync   casefile sync --offline <base run> into an empty data folder
-  rebuild      casefile rebuild (the warehouse from raw, one run), then again without data/cache/
+  rebuild      casefile rebuild (the warehouse from raw, one run), then again without data/cache/;
+               at 2x and 4x, also in turns with a rebuild of the 1x data (rebuild_vs_1x_interleaved)
   incremental  casefile sync --offline <changed run>: 1 % of card objects and rulings edited (a
                delta build: pipeline/normalize/delta.py)
   incremental floor  the least an incremental sync does: open the warehouse, scan the lines of
@@ -159,7 +160,10 @@ def _copy_data(source: Path, target: Path) -> None:
     shutil.copytree(source, target, copy_function=copy)
 
 
-def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
+def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data: Path | None = None) -> dict:
+    """The figures of one scale. ``one_data``: at 1x, where to keep a copy of the data folder
+    after the first sync; at another scale, that copy, for rebuilds that alternate with this
+    scale's (``rebuild_vs_1x_interleaved``)."""
     base_dir = OUT / f"s{scale:g}"
     t = time.perf_counter()
     # In a process of its own: a child's peak RSS counts its parent's at fork, so the runner
@@ -181,6 +185,19 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
     first = child("first sync", ["casefile", "--data-dir", str(data), "-q", "sync", "--offline", str(runs["base"])])
     rebuilds = [child("rebuild", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q", "rebuild"])
                 for _ in range(repeat)]
+    # This scale against 1x, each pair of rebuilds (one run each) made one after the other: this
+    # machine's speed can drift by more than 10 % over the minutes between two scales' rebuilds.
+    interleaved = {}
+    if one_data is not None and scale == 1.0:
+        _copy_data(data, one_data)
+    elif one_data is not None:
+        ones, ours = [], []
+        for _ in range(repeat):
+            ones.append(child("1x rebuild", ["casefile", "--data-dir", str(one_data), "-q", "rebuild"]))
+            ours.append(child("rebuild", ["casefile", "--data-dir", str(data), "-q", "rebuild"]))
+        interleaved = {"rebuild_vs_1x_interleaved": round(_median(ours)["seconds"] / _median(ones)["seconds"], 3),
+                       "interleaved_runs_s": {"1x": [round(r["seconds"], 3) for r in ones],
+                                              f"{scale:g}x": [round(r["seconds"], 3) for r in ours]}}
     # The same without data/cache/ (the line scans the first sync kept): what a rebuild costs
     # after the cache is deleted. It writes the cache again, so the incremental sync is as before.
     colds = []
@@ -227,7 +244,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int) -> dict:
                     keep_stdout=False)
     if not keep:
         shutil.rmtree(data, ignore_errors=True)
-    return {
+    return {**interleaved, 
         "scale": scale, "raw_mb": round(raw_bytes / 2**20, 1), "generated_s": round(generated, 1),
         "cards": rows.get("card"), "printings": rows.get("printing"), "rulings": rows.get("ruling"),
         "card_rulings": rows.get("card_ruling"),
@@ -375,17 +392,29 @@ def main() -> None:
               f"+ {api['oracle_cards']} Oracle cards + {api['sets']} sets; fetch {api['fetch_span_s']:.3f} s for "
               f"{api['pacing_s']:.3f} s of pacing ({api['fetch_vs_pacing']:.3f}x); whole sync {api['sync_s']:.3f} s")
     results = []
+    # A copy of the 1x data folder after its first sync stays while other scales follow: their
+    # rebuilds alternate with its own.
+    one_data = OUT / "s1" / "data-one-run" if 1.0 in scales and len(scales) > 1 else None
     for scale in scales:
-        fig = bench_scale(scale, args.searches, args.keep, max(1, args.repeat))
+        done = [r["scale"] for r in results]
+        fig = bench_scale(scale, args.searches, args.keep, max(1, args.repeat),
+                          one_data if scale == 1.0 or 1.0 in done else None)
         results.append(fig)
         show(fig)
         one = next((r for r in results if r["scale"] == 1.0), None)
         if one and scale != 1.0:
             fig["rebuild_vs_1x"] = round(fig["rebuild_s"] / one["rebuild_s"], 3)
             print(f"  rebuild vs 1x                        {fig['rebuild_vs_1x']:8.3f}")
+            if "rebuild_vs_1x_interleaved" in fig:
+                runs = fig["interleaved_runs_s"]
+                print(f"  rebuild vs 1x, interleaved runs      {fig['rebuild_vs_1x_interleaved']:8.3f}   "
+                      f"(1x: {', '.join(f'{t:.3f}' for t in runs['1x'])}; "
+                      f"{scale:g}x: {', '.join(f'{t:.3f}' for t in runs[f'{scale:g}x'])})")
         if api:
             fig["api"] = api
         print(json.dumps(fig))
+    if one_data is not None:
+        shutil.rmtree(one_data, ignore_errors=True)
 
 
 def _mem_gib() -> float:
