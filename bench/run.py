@@ -1,6 +1,6 @@
 """The benchmark: casefile against DuckDB's floor on SYNTHETIC Scryfall-shaped data.
 
-    make bench               # scales 1, 2 and 4 (about 7.5 minutes)
+    make bench               # scales 1, 2 and 4 (7.5 to 16 minutes by the machine)
     make bench SCALE=0.05    # one scale, a quick look
 
 Per scale: generate (or reuse) two synthetic bulk runs (bench/generate.py), then measure, each
