@@ -244,7 +244,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
                     keep_stdout=False)
     if not keep:
         shutil.rmtree(data, ignore_errors=True)
-    return {**interleaved, 
+    return {
         "scale": scale, "raw_mb": round(raw_bytes / 2**20, 1), "generated_s": round(generated, 1),
         "cards": rows.get("card"), "printings": rows.get("printing"), "rulings": rows.get("ruling"),
         "card_rulings": rows.get("card_ruling"),
@@ -280,6 +280,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         "mixed": mixed,
         "with_rules": with_rules,
         "with_full_rules": with_full_rules,
+        **interleaved,
     }
 
 
