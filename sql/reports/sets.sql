@@ -7,20 +7,23 @@ WITH set_card AS (
     SELECT DISTINCT set_code, oracle_id FROM printing
 ),
 card_rulings AS (
-    SELECT c.oracle_id, c.colors, c.cmc, coalesce(n.rulings, 0) AS rulings
+    -- color: the column a card counts under, worked out once per card (NULL: in none)
+    SELECT c.oracle_id, c.cmc, coalesce(n.rulings, 0) AS rulings,
+           CASE WHEN len(c.colors) = 0 THEN 'colorless' WHEN len(c.colors) >= 2 THEN 'multicolored'
+                ELSE c.colors[1] END AS color
     FROM card AS c
     LEFT JOIN (SELECT oracle_id, count(*) AS rulings FROM card_ruling GROUP BY oracle_id) AS n USING (oracle_id)
 ),
 per_set AS (
     SELECT sc.set_code,
            count(*)                                                AS cards,
-           count(*) FILTER (WHERE len(k.colors) = 0)               AS colorless,
-           count(*) FILTER (WHERE k.colors = ['W'])                AS white,
-           count(*) FILTER (WHERE k.colors = ['U'])                AS blue,
-           count(*) FILTER (WHERE k.colors = ['B'])                AS black,
-           count(*) FILTER (WHERE k.colors = ['R'])                AS red,
-           count(*) FILTER (WHERE k.colors = ['G'])                AS green,
-           count(*) FILTER (WHERE len(k.colors) >= 2)              AS multicolored,
+           count(*) FILTER (WHERE k.color = 'colorless')           AS colorless,
+           count(*) FILTER (WHERE k.color = 'W')                   AS white,
+           count(*) FILTER (WHERE k.color = 'U')                   AS blue,
+           count(*) FILTER (WHERE k.color = 'B')                   AS black,
+           count(*) FILTER (WHERE k.color = 'R')                   AS red,
+           count(*) FILTER (WHERE k.color = 'G')                   AS green,
+           count(*) FILTER (WHERE k.color = 'multicolored')        AS multicolored,
            avg(k.cmc)                                              AS avg_mana_value,
            sum(k.rulings) / count(*)                               AS rulings_per_card,
            count(*) FILTER (WHERE k.rulings > 0) / count(*)        AS with_rulings
@@ -44,14 +47,23 @@ per_set_rarity AS (
     FROM (SELECT DISTINCT set_code, oracle_id, rarity FROM printing)
     GROUP BY set_code
 ),
--- The share of a set's distinct rulings that have a French translation (ruling_translation).
+-- The share of a set's distinct rulings that have a French translation (ruling_translation),
+-- worked out for the sets with a translated ruling only: the others show 0.0 either way.
+french AS (
+    SELECT DISTINCT ruling_id FROM ruling_translation WHERE lang = 'fr'
+),
+french_set AS (
+    SELECT DISTINCT sc.set_code
+    FROM set_card AS sc JOIN (SELECT * FROM card_ruling SEMI JOIN french USING (ruling_id)) AS cr USING (oracle_id)
+),
 per_set_ruling AS (
     SELECT sr.set_code,
            count(*)                                          AS rulings,
            count(*) FILTER (WHERE t.ruling_id IS NOT NULL)   AS rulings_fr
     FROM (SELECT DISTINCT sc.set_code, cr.ruling_id
-          FROM set_card AS sc JOIN card_ruling AS cr USING (oracle_id)) AS sr
-    LEFT JOIN (SELECT DISTINCT ruling_id FROM ruling_translation WHERE lang = 'fr') AS t USING (ruling_id)
+          FROM (SELECT * FROM set_card SEMI JOIN french_set USING (set_code)) AS sc
+          JOIN card_ruling AS cr USING (oracle_id)) AS sr
+    LEFT JOIN french AS t USING (ruling_id)
     GROUP BY sr.set_code
 )
 SELECT s.set_code                                   AS "set",
