@@ -35,12 +35,6 @@ def runs_for(con, since: str | None) -> list[str]:
     return [r[0] for r in rows]
 
 
-def changes(con, since: str | None) -> tuple[list[str], list[str], list[tuple]]:
-    runs = runs_for(con, since)
-    columns, rows = query(con, read_sql("read/changes.sql"), {"runs": runs})
-    return runs, columns, rows
-
-
 def change_batches(con, runs: list[str], size: int = 10_000) -> tuple[list[str], Iterator[list[tuple]]]:
     """The columns and the change events of ``runs`` in batches of ``size`` rows, as DuckDB
     gives them (a first bulk sync records every card and ruling: hundreds of thousands of rows).

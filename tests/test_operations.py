@@ -177,15 +177,17 @@ def test_the_changes_of_every_run_name_the_cards_as_the_reference_query_does(dat
 
 
 def test_change_events_read_in_small_batches_are_the_listing(data_dir, two_runs):
-    from pipeline.history import change_batches, changes
-    from pipeline.reader import open_reader
+    from pipeline.history import change_batches, runs_for
+    from pipeline.reader import open_reader, query
+    from pipeline.resources import read_sql
 
     run1, run2, _ = two_runs
     for run in (run1, run2):
         assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run)]) == 0
     con = open_reader(data_dir / "warehouse" / "casefile.duckdb")
     try:
-        runs, columns, rows = changes(con, "2000-01-01")
+        runs = runs_for(con, "2000-01-01")
+        columns, rows = query(con, read_sql("read/changes.sql"), {"runs": runs})  # the whole listing at once
         got_columns, batches = change_batches(con, runs, size=7)
         batched = [list(batch) for batch in batches]
     finally:
