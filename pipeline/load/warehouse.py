@@ -76,35 +76,39 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(path.read_text("utf-8"))
 
 
-def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
-    """(name, type) of a warehouse table's columns, in order."""
-    return con.execute("SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() "
-                       "AND schema_name = 'main' AND table_name = ? ORDER BY column_index", [table]).fetchall()
+def _table_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
+    """(name, type) of every warehouse table's columns, in order, by table: one look in the
+    catalog per load (each look costs a few milliseconds)."""
+    columns: dict[str, list[tuple[str, str]]] = {}
+    for table, name, kind in con.execute(
+            "SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() "
+            "AND schema_name = 'main' ORDER BY table_name, column_index").fetchall():
+        columns.setdefault(table, []).append((name, kind))
+    return columns
 
 
-def _drop_temp(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    kind = con.execute("SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $n "
-                       "UNION ALL SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $n",
-                       {"n": name}).fetchone()
-    if kind:
-        con.execute(f"DROP {kind[0]} temp.main.{name}")
-
-
-def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: Rows) -> None:
-    """Make stage_<table> hold a run's rows for ``table``, in the table's column types.
+def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: Rows,
+           columns: dict[str, list[tuple[str, str]]] | None = None) -> None:
+    """Make stage_<table> (a TEMP view) hold a run's rows for ``table``, in the table's column types.
 
     From a TEMP table the SQL build made: a view over it (no copy). From a DataFrame or a list of
-    row dicts: a TEMP table.
+    row dicts: a view over the TEMP table staged_<table> that holds them. The names are always a
+    view and a table, so they are dropped without a look in the catalog (which costs a few
+    milliseconds a call) and without a statement that fails, which would abort the transaction.
+    ``columns``: ``_table_columns``, if the caller has it.
     """
-    stage = f"stage_{table}"
-    _drop_temp(con, stage)
+    stage, rows = f"stage_{table}", f"staged_{table}"
+    con.execute(f"DROP VIEW IF EXISTS temp.main.{stage}")
+    con.execute(f"DROP TABLE IF EXISTS temp.main.{rows}")
     if isinstance(frame, str):
-        select = ", ".join(f'CAST("{name}" AS {kind}) AS "{name}"' for name, kind in _columns(con, table))
+        columns = columns if columns is not None else _table_columns(con)
+        select = ", ".join(f'CAST("{name}" AS {kind}) AS "{name}"' for name, kind in columns[table])
         con.execute(f"CREATE TEMP VIEW {stage} AS SELECT {select} FROM {frame}")
         return
-    con.execute(f"CREATE TEMP TABLE {stage} AS SELECT * FROM {table} LIMIT 0")
+    con.execute(f"CREATE TEMP TABLE {rows} AS SELECT * FROM {table} LIMIT 0")
+    con.execute(f"CREATE TEMP VIEW {stage} AS SELECT * FROM {rows}")
     if isinstance(frame, list):
-        insert_rows(con, stage, frame)
+        insert_rows(con, rows, frame)
         return
     if len(frame):
         # DuckDB types a DataFrame's object columns from a sample of its rows (1,000 by default):
@@ -115,7 +119,7 @@ def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: Rows) -> None:
         con.register("incoming", frame)
         # No cleanup on failure: the transaction is then aborted, and any statement would raise
         # again and hide the error (out of memory, say); the connection is rolled back or closed.
-        con.execute(f"INSERT INTO {stage} BY NAME SELECT * FROM incoming")
+        con.execute(f"INSERT INTO {rows} BY NAME SELECT * FROM incoming")
         con.unregister("incoming")
         con.execute("RESET pandas_analyze_sample")
 
@@ -148,11 +152,12 @@ def _scoped_views(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...]) -> Non
         con.execute(f"CREATE OR REPLACE TEMP VIEW scoped_{table} AS {source}")
 
 
-def _apply_scoped(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, int]:
+def _apply_scoped(con: duckdb.DuckDBPyConnection, table: str,
+                  columns: dict[str, list[tuple[str, str]]]) -> dict[str, int]:
     """Bring the rows of ``table`` whose keys are in scope_<table> or stage_<table> to the staged
     state (a delta build), with the merge's counts: only those rows are read and written."""
     keys = KEYS[table]
-    compared = [name for name, _ in _columns(con, table) if name not in keys and name not in NOT_A_CHANGE.get(table, ())]
+    compared = [name for name, _ in columns[table] if name not in keys and name not in NOT_A_CHANGE.get(table, ())]
     fill = {"table": table, "keys": ", ".join(keys),
             "coalesced": ", ".join(f"coalesce(b.{k}, s.{k}) AS {k}" for k in keys),
             "on": " AND ".join(f"b.{k} = s.{k}" for k in keys),
@@ -191,18 +196,19 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
     counts: dict[str, dict[str, int]] = {}
     con.execute("BEGIN TRANSACTION")
     try:
+        columns = _table_columns(con)
         for table in STATE_TABLES:
-            _stage(con, table, tables[table])
+            _stage(con, table, tables[table], columns)
         _scoped_views(con, scope)
         _record_changes(con)
         previous = con.execute("SELECT max(run_id) FROM sync_run").fetchone()[0]
         con.execute(read_sql("load/retire_rulings.sql"), {"run_id": run_row["run_id"], "previous_run": previous})
         con.execute(read_sql("load/unretire_rulings.sql"))
         for table in STATE_TABLES:
-            counts[table] = _apply_scoped(con, table) if table in scope else _merge(con, table)
+            counts[table] = _apply_scoped(con, table, columns) if table in scope else _merge(con, table)
         failpoint("during_load")
         n_changes = con.execute(read_sql("load/insert_change_events.sql"), {"run_id": run_row["run_id"]}).fetchone()[0]
-        _stage(con, "raw_document", documents)
+        _stage(con, "raw_document", documents, columns)
         con.execute(read_sql("load/insert_raw_document.sql"))
         totals = {k: sum(c[k] for c in counts.values()) for k in ("inserted", "updated", "removed")}
         row = {**run_row, **totals, "loaded_at": utc_now_iso()}  # the rows are written: only checks and commit remain
@@ -229,7 +235,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
 def repoint_documents(con: duckdb.DuckDBPyConnection, moves: list[dict], deleted_runs: list[str]) -> int:
     """Point the raw_document rows that name a file of ``deleted_runs`` at the copy ``moves``
     gives ({doc_id, path}) (``prune``), in one transaction; returns how many rows changed."""
-    _drop_temp(con, "stage_moves")
+    con.execute("DROP TABLE IF EXISTS temp.main.stage_moves")
     con.execute("CREATE TEMP TABLE stage_moves (doc_id VARCHAR, path VARCHAR)")
     insert_rows(con, "stage_moves", moves)
     con.execute("BEGIN TRANSACTION")
