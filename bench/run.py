@@ -177,14 +177,23 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     raw_bytes = sum(p.stat().st_size for p in (runs["base"] / "docs").rglob("*") if p.is_file())
     data = base_dir / "data"
     shutil.rmtree(data, ignore_errors=True)
-    db = data / "warehouse" / "casefile.duckdb"
+    db = base_dir / "data-incremental" / "warehouse" / "casefile.duckdb"  # left by the last incremental sync
 
     # Each timed step `repeat` times, its median reported (one run of this machine moves by ±5 %).
     floors = [child("floor", ["floor", str(runs["base"]), str(base_dir / "floor.duckdb")]) for _ in range(repeat)]
     (base_dir / "floor.duckdb").unlink(missing_ok=True)
     first = child("first sync", ["casefile", "--data-dir", str(data), "-q", "sync", "--offline", str(runs["base"])])
-    rebuilds = [child("rebuild", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q", "rebuild"])
-                for _ in range(repeat)]
+    # The rebuilds and the incremental syncs in turns, so that the drift of the machine's speed
+    # reaches both alike (their ratio is the target). Each incremental sync runs on a copy of the
+    # data folder just rebuilt, and each must report the same changes.
+    incremental_data = base_dir / "data-incremental"
+    rebuilds, incrementals, summaries = [], [], []
+    for _ in range(repeat):
+        rebuilds.append(child("rebuild", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q", "rebuild"]))
+        _copy_data(data, incremental_data)
+        incrementals.append(child("incremental", ["casefile", "--data-dir", str(incremental_data), "--log-format",
+                                                  "json", "-q", "sync", "--offline", str(runs["changed"])]))
+        summaries.append(json.loads(incrementals[-1]["stdout"].strip().splitlines()[-1]))
     # This scale against 1x, each pair of rebuilds (one run each) made one after the other: this
     # machine's speed can drift by more than 10 % over the minutes between two scales' rebuilds.
     interleaved = {}
@@ -204,17 +213,8 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     for _ in range(repeat):
         shutil.rmtree(data / "cache", ignore_errors=True)
         colds.append(child("rebuild without cache", ["casefile", "--data-dir", str(data), "-q", "rebuild"]))
-    # Each incremental sync starts from the same data folder: a copy of it is put back before
-    # each one after the first, and each must report the same changes.
-    before = base_dir / "data-before-incremental"
+    before = base_dir / "data-before-incremental"  # day 1 alone, for the steps below
     _copy_data(data, before)
-    incrementals, summaries = [], []
-    for i in range(repeat):
-        if i:
-            _copy_data(before, data)
-        incrementals.append(child("incremental", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q",
-                                                  "sync", "--offline", str(runs["changed"])]))
-        summaries.append(json.loads(incrementals[-1]["stdout"].strip().splitlines()[-1]))
     # The least an incremental sync does (bench/child.py incremental_floor), on a copy of the
     # warehouse the incremental syncs started from.
     floor_db = base_dir / "incremental-floor.duckdb"
@@ -234,16 +234,18 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     rows = summary.get("rows", {})
     floor, rebuild, cold, incremental, inc_floor = (_median(steps) for steps in (floors, rebuilds, colds, incrementals,
                                                                                    inc_floors))
+    pairs = [inc["seconds"] / reb["seconds"] for reb, inc in zip(rebuilds, incrementals)]
     phases = summaries[incrementals.index(incremental)].get("timings_s", {})  # the median run's
     rebuild_phases = json.loads(rebuild["stdout"].strip().splitlines()[-1]).get("timings_s", {})
     times = searches(db, n_searches)
     report_times = reports(db)
     # In a child: every run's events at 4x are hundreds of MB of rows, which the runner would keep
     # (and each later child would count at its fork).
-    listing = child("changes", ["casefile", "--data-dir", str(data), "changes", "--since", "2000-01-01"],
+    listing = child("changes", ["casefile", "--data-dir", str(incremental_data), "changes", "--since", "2000-01-01"],
                     keep_stdout=False)
     if not keep:
         shutil.rmtree(data, ignore_errors=True)
+        shutil.rmtree(incremental_data, ignore_errors=True)
     return {
         "scale": scale, "raw_mb": round(raw_bytes / 2**20, 1), "generated_s": round(generated, 1),
         "cards": rows.get("card"), "printings": rows.get("printing"), "rulings": rows.get("ruling"),
@@ -255,6 +257,9 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         "rebuild_cold_s": round(cold["seconds"], 3),
         "incremental_s": round(incremental["seconds"], 3),
         "incremental_vs_rebuild": round(incremental["seconds"] / rebuild["seconds"], 3),
+        # each incremental sync over the rebuild just before it
+        "incremental_vs_rebuild_in_turns": round(statistics.median(pairs), 3),
+        "incremental_vs_rebuild_pairs": [round(p, 3) for p in pairs],
         "incremental_floor_s": round(inc_floor["seconds"], 3),
         "incremental_floor_vs_rebuild": round(inc_floor["seconds"] / rebuild["seconds"], 3),
         # the CPU time of the median runs (user + system, every thread, over the span their
@@ -336,7 +341,8 @@ def show(fig: dict) -> None:
         print(f"  {label:<36} {fig[key]:8.3f} s   {fig[key] / f:4.2f}x floor")
     print(f"  rebuild process wall time            {fig['rebuild_wall_s']:8.3f} s   {fig['rebuild_wall_s'] / f:4.2f}x floor")
     print(f"  rebuild without data/cache/          {fig['rebuild_cold_s']:8.3f} s   {fig['rebuild_cold_s'] / f:4.2f}x floor")
-    print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}")
+    print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}   (in turns: "
+          f"{fig['incremental_vs_rebuild_in_turns']:.3f}, pairs {', '.join(f'{p:.3f}' for p in fig['incremental_vs_rebuild_pairs'])})")
     print(f"  incremental floor (open, scan, close) {fig['incremental_floor_s']:7.3f} s   "
           f"{fig['incremental_floor_vs_rebuild']:4.2f}x rebuild")
     cpu = fig["cpu_s"]
