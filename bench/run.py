@@ -180,15 +180,15 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     db = base_dir / "data-incremental" / "warehouse" / "casefile.duckdb"  # left by the last incremental sync
 
     # Each timed step `repeat` times, its median reported (one run of this machine moves by ±5 %).
-    floors = [child("floor", ["floor", str(runs["base"]), str(base_dir / "floor.duckdb")]) for _ in range(repeat)]
-    (base_dir / "floor.duckdb").unlink(missing_ok=True)
     first = child("first sync", ["casefile", "--data-dir", str(data), "-q", "sync", "--offline", str(runs["base"])])
-    # The rebuilds and the incremental syncs in turns, so that the drift of the machine's speed
-    # reaches both alike (their ratio is the target). Each incremental sync runs on a copy of the
-    # data folder just rebuilt, and each must report the same changes.
+    # The floor, the rebuild and the incremental sync in turns, so that the drift of the
+    # machine's speed reaches all three alike (the targets are their ratios). Each incremental
+    # sync runs on a copy of the data folder just rebuilt, and each must report the same changes.
     incremental_data = base_dir / "data-incremental"
-    rebuilds, incrementals, summaries = [], [], []
+    floors, rebuilds, incrementals, summaries = [], [], [], []
     for _ in range(repeat):
+        floors.append(child("floor", ["floor", str(runs["base"]), str(base_dir / "floor.duckdb")]))
+        (base_dir / "floor.duckdb").unlink(missing_ok=True)
         rebuilds.append(child("rebuild", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q", "rebuild"]))
         _copy_data(data, incremental_data)
         incrementals.append(child("incremental", ["casefile", "--data-dir", str(incremental_data), "--log-format",
@@ -235,6 +235,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     floor, rebuild, cold, incremental, inc_floor = (_median(steps) for steps in (floors, rebuilds, colds, incrementals,
                                                                                    inc_floors))
     pairs = [inc["seconds"] / reb["seconds"] for reb, inc in zip(rebuilds, incrementals)]
+    floor_pairs = [reb["seconds"] / flo["seconds"] for flo, reb in zip(floors, rebuilds)]
     phases = summaries[incrementals.index(incremental)].get("timings_s", {})  # the median run's
     rebuild_phases = json.loads(rebuild["stdout"].strip().splitlines()[-1]).get("timings_s", {})
     times = searches(db, n_searches)
@@ -254,6 +255,9 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         "first_sync_s": round(first["seconds"], 3),
         "rebuild_s": round(rebuild["seconds"], 3), "rebuild_wall_s": round(rebuild["wall_s"], 3),
         "ratio": round(rebuild["seconds"] / floor["seconds"], 3),
+        # each rebuild over the floor run just before it
+        "ratio_in_turns": round(statistics.median(floor_pairs), 3),
+        "ratio_pairs": [round(p, 3) for p in floor_pairs],
         "rebuild_cold_s": round(cold["seconds"], 3),
         "incremental_s": round(incremental["seconds"], 3),
         "incremental_vs_rebuild": round(incremental["seconds"] / rebuild["seconds"], 3),
@@ -339,6 +343,8 @@ def show(fig: dict) -> None:
     for label, key in (("first sync --offline", "first_sync_s"), ("rebuild", "rebuild_s"),
                        ("incremental sync (1 % changed)", "incremental_s")):
         print(f"  {label:<36} {fig[key]:8.3f} s   {fig[key] / f:4.2f}x floor")
+    print(f"  rebuild / floor in turns             {fig['ratio_in_turns']:8.3f}   "
+          f"(pairs {', '.join(f'{p:.3f}' for p in fig['ratio_pairs'])})")
     print(f"  rebuild process wall time            {fig['rebuild_wall_s']:8.3f} s   {fig['rebuild_wall_s'] / f:4.2f}x floor")
     print(f"  rebuild without data/cache/          {fig['rebuild_cold_s']:8.3f} s   {fig['rebuild_cold_s'] / f:4.2f}x floor")
     print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}   (in turns: "
