@@ -72,10 +72,38 @@ def search_words(text: str) -> tuple[list[str], str]:
     return words, " ".join(_WORD.findall(folded))
 
 
+# English letters from the most to the least frequent in running text. DuckDB finds a substring
+# by looking for its first character and comparing from there; a common first letter ("t",
+# "a") stops the search at nearly every word of every ruling, a rare one seldom.
+_LETTERS_BY_FREQUENCY = "etaoinshrdlcumwfgypbvkjxqz"
+# The shortest piece of a word the first scan looks for: shorter pieces let through more rulings
+# that hold none of the words, which the second step must then read and drop.
+_NEEDLE_MIN = 4
+
+
+def scan_needle(words: list[str]) -> str:
+    """What the scan of every match key looks for first (``$first`` of search_rulings.sql): the
+    end of one of the words, from its rarest letter on, of ``_NEEDLE_MIN`` characters at least
+    (a shorter word whole). Any piece of a searched word will do, since each match is checked
+    for every whole word after the scan; the rarer its first character, the faster the scan."""
+    def rarity(char: str) -> int:
+        found = _LETTERS_BY_FREQUENCY.find(char)
+        return len(_LETTERS_BY_FREQUENCY) if found < 0 else found
+
+    best, best_key = words[0], (-1, 0)
+    for word in words:
+        last = max(0, len(word) - _NEEDLE_MIN)
+        start = max(range(last + 1), key=lambda i: (rarity(word[i]), -i))
+        key = (rarity(word[start]), len(word) - start)
+        if key > best_key:
+            best, best_key = word[start:], key
+    return best
+
+
 def search(con, text: str, limit: int = 20) -> tuple[list[str], list[tuple]]:
     words, phrase = search_words(text)
     columns, rows = query(con, read_sql("read/search_rulings.sql"),
-                          {"words": words, "first": words[0], "phrase": phrase, "limit": limit})
+                          {"words": words, "first": scan_needle(words), "phrase": phrase, "limit": limit})
     ids = [row[-1] for row in rows]
     cards = dict(query(con, read_sql("read/cards_of_rulings.sql"), {"ruling_ids": ids})[1]) if ids else {}
     return ([*columns[:-1], "cards", columns[-1]],

@@ -7,9 +7,12 @@ bundled sample.
 
 import duckdb
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pipeline.load.warehouse import apply_schema
-from pipeline.lookup import search
+from pipeline.lookup import scan_needle, search, search_words
+from pipeline.resources import read_sql
 
 RULINGS = [  # ruling_id, text, match_key
     ("r-english", "Each Case has a to solve condition.", "each case has a to solve condition."),
@@ -53,3 +56,27 @@ def test_a_ruling_is_found_through_its_translation_once(con):
     assert ids(con, "deuxième capacité") == ["r-foreign"]
     assert ids(con, "enquete solved") == ["r-both"]  # one word in French, one in English
     assert ids(con, "nothing-here") == []
+
+
+def test_the_scan_looks_first_for_a_piece_of_a_word_from_its_rarest_letter():
+    assert scan_needle(["trample"]) == "mple"  # "m" is rarer than "t", "r" and "a"; four letters at least
+    assert scan_needle(["ruling", "004"]) == "004"  # a digit is rarer than any letter
+    assert scan_needle(["case"]) == "case"  # a word of four letters or fewer is looked for whole
+    assert scan_needle(["to", "x"]) == "x"
+
+
+@given(st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789'", min_size=1, max_size=12),
+                min_size=1, max_size=4))
+def test_the_scan_needle_is_always_a_piece_of_a_searched_word(words):
+    needle = scan_needle(words)
+    assert any(needle in word and len(needle) >= min(4, len(word)) for word in words)
+
+
+@pytest.mark.parametrize("text", ["solve", "case", "solved once", "seance", "declenche", "deuxième capacité",
+                                  "enquete solved", "nothing-here", "counts", "a"])
+def test_the_needle_finds_what_the_longest_word_finds(con, text):
+    words, phrase = search_words(text)
+    sql = read_sql("read/search_rulings.sql")
+    params = {"words": words, "phrase": phrase, "limit": 20}
+    assert con.execute(sql, {**params, "first": scan_needle(words)}).fetchall() \
+        == con.execute(sql, {**params, "first": words[0]}).fetchall()
