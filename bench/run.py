@@ -177,14 +177,14 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     raw_bytes = sum(p.stat().st_size for p in (runs["base"] / "docs").rglob("*") if p.is_file())
     data = base_dir / "data"
     shutil.rmtree(data, ignore_errors=True)
-    db = base_dir / "data-incremental" / "warehouse" / "casefile.duckdb"  # left by the last incremental sync
+    incremental_data = base_dir / "data-incremental"  # a copy of data, then the changed run on top
+    db = incremental_data / "warehouse" / "casefile.duckdb"  # as the last incremental sync left it
 
     # Each timed step `repeat` times, its median reported (one run of this machine moves by ±5 %).
     first = child("first sync", ["casefile", "--data-dir", str(data), "-q", "sync", "--offline", str(runs["base"])])
     # The floor, the rebuild and the incremental sync in turns, so that the drift of the
     # machine's speed reaches all three alike (the targets are their ratios). Each incremental
     # sync runs on a copy of the data folder just rebuilt, and each must report the same changes.
-    incremental_data = base_dir / "data-incremental"
     floors, rebuilds, incrementals, summaries = [], [], [], []
     for _ in range(repeat):
         floors.append(child("floor", ["floor", str(runs["base"]), str(base_dir / "floor.duckdb")]))
@@ -343,12 +343,11 @@ def show(fig: dict) -> None:
     for label, key in (("first sync --offline", "first_sync_s"), ("rebuild", "rebuild_s"),
                        ("incremental sync (1 % changed)", "incremental_s")):
         print(f"  {label:<36} {fig[key]:8.3f} s   {fig[key] / f:4.2f}x floor")
-    print(f"  rebuild / floor in turns             {fig['ratio_in_turns']:8.3f}   "
-          f"(pairs {', '.join(f'{p:.3f}' for p in fig['ratio_pairs'])})")
+    print(f"  rebuild / floor in turns             {fig['ratio_in_turns']:8.3f}   (pairs {_listed(fig['ratio_pairs'])})")
     print(f"  rebuild process wall time            {fig['rebuild_wall_s']:8.3f} s   {fig['rebuild_wall_s'] / f:4.2f}x floor")
     print(f"  rebuild without data/cache/          {fig['rebuild_cold_s']:8.3f} s   {fig['rebuild_cold_s'] / f:4.2f}x floor")
     print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}   (in turns: "
-          f"{fig['incremental_vs_rebuild_in_turns']:.3f}, pairs {', '.join(f'{p:.3f}' for p in fig['incremental_vs_rebuild_pairs'])})")
+          f"{fig['incremental_vs_rebuild_in_turns']:.3f}, pairs {_listed(fig['incremental_vs_rebuild_pairs'])})")
     print(f"  incremental floor (open, scan, close) {fig['incremental_floor_s']:7.3f} s   "
           f"{fig['incremental_floor_vs_rebuild']:4.2f}x rebuild")
     cpu = fig["cpu_s"]
@@ -361,7 +360,7 @@ def show(fig: dict) -> None:
         if phases:
             print(f"  {name + ', where the time went':<36} {_phases(phases, fig[name + '_s'])}")
     for name, times in fig["runs_s"].items():
-        print(f"  {name + ' runs (s)':<36} {', '.join(f'{t:.3f}' for t in times)}  (median above)")
+        print(f"  {name + ' runs (s)':<36} {_listed(times)}  (median above)")
     print(f"  peak RSS                             {fig['peak_rss_mb']:8.1f} MB  (floor process {fig['floor_rss_mb']} MB)")
     print(f"  rulings search, median of {fig['searches']}         {fig['search_ms_p50']:8.2f} ms  (max {fig['search_ms_max']} ms)")
     for name, seconds in fig["reports_s"].items():
@@ -377,6 +376,10 @@ def show(fig: dict) -> None:
                                 ("with_full_rules", "next_bulk_day", "then the next bulk day")):
         step = fig[figure][name]
         print(f"  {label:<36} {step['seconds']:8.3f} s   peak RSS {step['peak_rss_mb']:.1f} MB  (one run)")
+
+
+def _listed(values: list[float]) -> str:
+    return ", ".join(f"{v:.3f}" for v in values)
 
 
 def _phases(phases: dict[str, float], total: float) -> str:
@@ -421,8 +424,7 @@ def main() -> None:
             if "rebuild_vs_1x_interleaved" in fig:
                 runs = fig["interleaved_runs_s"]
                 print(f"  rebuild vs 1x, interleaved runs      {fig['rebuild_vs_1x_interleaved']:8.3f}   "
-                      f"(1x: {', '.join(f'{t:.3f}' for t in runs['1x'])}; "
-                      f"{scale:g}x: {', '.join(f'{t:.3f}' for t in runs[f'{scale:g}x'])})")
+                      f"(1x: {_listed(runs['1x'])}; {scale:g}x: {_listed(runs[f'{scale:g}x'])})")
         if api:
             fig["api"] = api
         print(json.dumps(fig))
