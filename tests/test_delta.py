@@ -375,6 +375,61 @@ def test_an_index_hashed_without_other_fields_is_not_matched_against_the_new_lin
     assert [r.build for r in load_pending(settings, store)] == ["delta"]
 
 
+# Corruptions of a delta build's TEMP tables, made after it: the load's checks of a delta
+# (sql/checks/delta/) must refuse each one.
+BROKEN_DELTAS = {
+    "a sighting of a ruling that does not exist": (
+        "UPDATE n_ruling_sighting SET ruling_id = 'no-such-ruling' "
+        "WHERE sighting_id = (SELECT min(sighting_id) FROM n_ruling_sighting)", "references"),
+    "a printing staged twice, once changed": (
+        "INSERT INTO n_printing SELECT * REPLACE ('special' AS rarity) FROM n_printing "
+        "WHERE scryfall_id = (SELECT min(scryfall_id) FROM n_printing)", "unique_keys"),
+    "a ruling of cards not derived again put in scope, so deleted under their sightings": (
+        "INSERT INTO scope_ruling SELECT ruling_id FROM ruling "
+        "WHERE ruling_id NOT IN (SELECT ruling_id FROM n_ruling) ORDER BY ruling_id LIMIT 1", "references"),
+    "a sighting deleted from under its ruling": (
+        "DELETE FROM n_ruling_sighting WHERE ruling_id = (SELECT min(ruling_id) FROM n_ruling_sighting "
+        "WHERE ruling_id IN (SELECT ruling_id FROM n_ruling_sighting GROUP BY ruling_id HAVING count(*) = 1) "
+        "AND ruling_id NOT IN (SELECT ruling_id FROM ruling_sighting ANTI JOIN scope_ruling_sighting USING (sighting_id)))",
+        "rulings_have_provenance"),
+}
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN_DELTAS))
+def test_a_delta_load_that_breaks_a_rule_is_refused_and_changes_nothing(settings, synth, monkeypatch, broken):
+    """The checks of a delta load look only at the rows it wrote and at those that pointed at
+    rows it deleted: each corruption, in a row written or in a row left standing, is caught,
+    and the warehouse stays as the first day left it."""
+    from pipeline.errors import SourceDataError
+    from pipeline.normalize import delta
+
+    statement, check = BROKEN_DELTAS[broken]
+    base = Day(synth)
+    day2 = copy.deepcopy(base)
+    for card in day2.cards[:6]:
+        if "oracle_text" in card:
+            card["oracle_text"] += " (Errata.)"
+    for i in range(0, len(day2.rulings), 40):
+        day2.rulings[i]["comment"] += " (Reworded.)"
+    store = RawStore(settings.raw_dir)
+    write_day(settings.raw_dir, base, 1)
+    load_pending(settings, store)
+    before = fingerprints(settings.data_dir, tables=TABLES)
+    real = delta._build
+
+    def corrupted(con, *args):
+        outcome = real(con, *args)
+        assert outcome is not None
+        con.execute(statement)
+        return outcome
+
+    monkeypatch.setattr(delta, "_build", corrupted)
+    write_day(settings.raw_dir, day2, 2)
+    with pytest.raises(SourceDataError, match=rf"fails the warehouse checks.*{check} \(\d+ rows\)"):
+        load_pending(settings, store)
+    assert fingerprints(settings.data_dir, tables=TABLES) == before
+
+
 def test_a_delta_build_times_its_line_scans_and_its_reads(settings, synth):
     from pipeline import timing
 

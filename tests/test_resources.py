@@ -19,3 +19,15 @@ def test_an_installed_namespace_folder_is_found_by_its_package_name(tmp_path, mo
     sys.modules.pop("casefile_probe_sql", None)
     found = resources._locate("no-such-checkout-folder", "casefile_probe_sql")
     assert found == folder and (found / "schema" / "x.sql").is_file()
+
+
+def test_every_sql_folder_is_shipped_in_the_package():
+    """setuptools ships only the folders pyproject.toml lists: a new folder under sql/ must be there."""
+    import tomllib
+
+    config = tomllib.loads((resources._ROOT / "pyproject.toml").read_text("utf-8"))
+    listed = set(config["tool"]["setuptools"]["packages"])
+    sql = resources.sql_dir()
+    folders = {"pipeline._sql" + "".join(f".{part}" for part in path.relative_to(sql).parts)
+               for path in [sql, *sql.rglob("*")] if path.is_dir() and any(path.glob("*.sql"))}
+    assert folders <= listed, sorted(folders - listed)

@@ -21,7 +21,9 @@ from ..clock import utc_now_iso
 from ..errors import LockBusy, SourceDataError, unopenable_warehouse
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
-from ..sqlexec import insert_rows
+from ..normalize.delta import SCOPED_TABLES
+from ..rules_tables import LINK_TABLES
+from ..sqlexec import insert_rows, run_script
 
 if TYPE_CHECKING:
     from ..build import Rows
@@ -216,7 +218,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
             row["status"] = "ok" if any(totals.values()) else "no_changes"
         con.execute(read_sql("load/insert_sync_run.sql"), row)
         with timing.phase("load.checks"):
-            failures = run_checks(con)
+            failures = run_checks(con, scope, run_row["run_id"])
         if failures:
             raise SourceDataError("the run's data fails the warehouse checks, nothing was loaded: "
                                   + "; ".join(f"{name} ({n} rows)" for name, n in failures))
@@ -248,13 +250,33 @@ def repoint_documents(con: duckdb.DuckDBPyConnection, moves: list[dict], deleted
     return int(changed)
 
 
-def run_checks(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
-    """Run sql/checks/*.sql; each returns the rows that break a rule. Returns (check, rows) failing."""
+def run_checks(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...] = (),
+               run_id: str | None = None) -> list[tuple[str, int]]:
+    """Run the checks; each returns the rows that break a rule. Returns (check, rows) failing.
+
+    A load that merged every table whole (``scope`` empty) runs sql/checks/*.sql over the whole
+    warehouse. A delta load (the tables of ``SCOPED_TABLES`` in ``scope``, run ``run_id``) runs
+    sql/checks/delta/ instead, which look only where this load can have broken a rule: the rows
+    it wrote, the rows that pointed at rows it deleted, and the tables it merged whole. Every
+    other row passed the checks of the load that wrote it, inside the same transaction as its
+    commit, and no other writer touches the warehouse.
+    """
+    if not set(SCOPED_TABLES) <= set(scope):
+        return _failing(con, [(path.stem, path.read_text("utf-8")) for path in sql_files("checks")])
+    links = "links_scoped" if set(LINK_TABLES) <= set(scope) else "links_whole"
+    checks = [("accepted_values", read_sql("checks/accepted_values.sql"))]
+    checks += [(name, read_sql(f"checks/delta/{name}.sql"))
+               for name in ("unique_keys", "references", "rulings_have_provenance", links)]
+    return _failing(con, checks, {"run_id": run_id})
+
+
+def _failing(con: duckdb.DuckDBPyConnection, checks: list[tuple[str, str]],
+             params: dict | None = None) -> list[tuple[str, int]]:
     failures = []
-    for path in sql_files("checks"):
-        rows = con.execute(path.read_text("utf-8")).fetchall()
+    for name, text in checks:
+        rows = run_script(con, text, params).fetchall()
         if rows:
-            failures.append((path.stem, len(rows)))
+            failures.append((name, len(rows)))
     return failures
 
 
