@@ -12,10 +12,12 @@
 -- hashed: the numbering works on small rows. A file with \r\n line ends gets offsets that miss
 -- the \r: read_lines checks each line it reads against its hash, so such a file is read whole.
 --
--- Two statements. The first hashes the lines on every thread into a table; a table made from a
--- single reader keeps the file's order (DuckDB's order preservation), so a line's rowid is its
+-- Three statements. The first hashes the lines on every thread into a table; a table made from
+-- a single reader keeps the file's order (DuckDB's order preservation), so a line's rowid is its
 -- place in the file. Numbering the lines while reading them (row_number() OVER ()) would read
--- on one thread only. The second numbers bytes and objects in one pass over the small rows.
+-- on one thread only. The second gives each line the bytes and the objects before it with
+-- running sums in the table's order (a streaming window: one pass, no sort); the third numbers
+-- the repeated lines, which are few (a sort of every line by its hash took longer than the rest).
 CREATE OR REPLACE TEMP TABLE line_hashed AS
 SELECT strlen(line) AS len,
     hash(CASE WHEN $ignore IS NULL THEN line ELSE regexp_replace(line, $ignore, '', 'g') END) AS h,
@@ -25,15 +27,18 @@ FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(
               auto_detect = false, strict_mode = false, max_line_size = 8388608);
 
 CREATE OR REPLACE TEMP TABLE line_scan AS
-WITH placed AS (  -- one ordering for both running counts: bytes before the line, objects before it
+WITH placed AS (
     SELECT h, len, ok, frame,
-        coalesce(sum(len + 1) OVER before, 0) AS off,
-        coalesce(sum(CASE WHEN frame THEN 0 ELSE 1 END) OVER before, 0) AS ord
+        sum(len + 1) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - (len + 1) AS off,
+        sum(CASE WHEN frame THEN 0 ELSE 1 END) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - 1 AS ord
     FROM line_hashed
-    WINDOW before AS (ORDER BY rowid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 )
-SELECT CAST(ord AS BIGINT) AS ord, h, CAST(row_number() OVER (PARTITION BY h ORDER BY ord) - 1 AS INTEGER) AS n,
-       CAST(off AS BIGINT) AS off, CAST(len AS INTEGER) AS len, ok
+SELECT CAST(ord AS BIGINT) AS ord, h, CAST(0 AS INTEGER) AS n, CAST(off AS BIGINT) AS off, CAST(len AS INTEGER) AS len, ok
 FROM placed WHERE NOT frame;
+
+UPDATE line_scan SET n = r.n
+FROM (SELECT ord, CAST(row_number() OVER (PARTITION BY h ORDER BY ord) - 1 AS INTEGER) AS n
+      FROM line_scan WHERE h IN (SELECT h FROM line_scan GROUP BY h HAVING count(*) > 1)) AS r
+WHERE line_scan.ord = r.ord AND r.n > 0;
 
 DROP TABLE line_hashed;
