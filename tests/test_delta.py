@@ -260,6 +260,33 @@ def _fix_manifest(run_path):
     (run_path / "manifest.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
 
 
+def test_lines_read_back_that_differ_from_their_hash_give_way_to_a_full_build(settings, synth, caplog):
+    """A day's card file with \\r\\n line ends: the scan's offsets miss the \\r of each line, so the
+    changed lines read back by seeking are not the lines hashed, and the build is full."""
+    base = Day(synth)
+    days = [base]
+
+    def errata(day):
+        for card in day.cards[:3]:
+            card["rarity"] = "special"
+
+    _edited(days, errata)
+    caplog.set_level(logging.INFO, logger="pipeline")
+    store = RawStore(settings.raw_dir)
+    write_day(settings.raw_dir, days[0], 1)
+    load_pending(settings, store)
+    write_day(settings.raw_dir, days[1], 2)
+    run = read_run(settings.raw_dir / "20000102T000000.000000Z")
+    [cards] = [p for p in (run.path / "docs" / "scryfall-api").glob("*.json") if "all_cards" in p.name]
+    cards.write_bytes(cards.read_bytes().replace(b"\n", b"\r\n"))
+    _fix_manifest(run.path)
+    assert [r.build for r in load_pending(settings, store)] == ["full"]
+    assert any("read back differ from their hash; full build" in r.getMessage() for r in caplog.records)
+    synced = fingerprints(settings.data_dir, tables=TABLES)
+    rebuild(settings)
+    assert fingerprints(settings.data_dir, tables=TABLES) == synced
+
+
 def test_a_delta_build_that_fails_gives_way_to_a_full_build(settings, synth, caplog, monkeypatch):
     from pipeline.normalize import delta
 

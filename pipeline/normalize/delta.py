@@ -40,7 +40,7 @@ from .. import timing
 from ..resources import read_sql
 from ..sqlexec import run_script
 from . import duck
-from .lines import LineScans, load_table, object_index_file, read_lines, save_table, stage_lines
+from .lines import LineScans, copy_lines, load_table, object_index_file, save_table, stage_lines
 
 log = logging.getLogger(__name__)
 
@@ -231,19 +231,18 @@ def _stage_lines_read(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Do
         chosen = [(o, off, length) for f, o, off, length in lines if f == label]
         if not chosen:
             continue
-        texts = read_lines(con, doc.path, chosen)
-        con.execute("CREATE OR REPLACE TEMP TABLE parsed_line AS SELECT CAST(unnest(range(len($ords))) AS BIGINT) AS i, "
-                    "CAST(unnest($ords) AS BIGINT) AS ord, CAST(unnest($lines) AS VARCHAR) AS line",
-                    {"ords": [o for o, _ in texts], "lines": [t for _, t in texts]})
-        wrong = con.execute(read_sql("delta/verify_lines.sql"), {
-            "table": "lines_cards" if label == "cards" else "lines_rulings",
-            "ignore": VOLATILE_CARD_FIELDS if label == "cards" else None}).fetchone()[0]
-        if wrong or len(texts) != len(chosen):
-            log.info("delta build: %d line(s) of %s read back differ from their hash; full build", wrong, doc.name)
-            return False
         path = stem.with_name(f"{stem.name}-{label}.jsonl")
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.writelines(text.rstrip(",") + "\n" for _, text in texts)
+        ords, commas = copy_lines(con, doc.path, chosen, path)
+        con.execute("CREATE OR REPLACE TEMP TABLE parsed_line AS SELECT CAST(unnest(range(len($ords))) AS BIGINT) AS i, "
+                    "CAST(unnest($ords) AS BIGINT) AS ord, CAST(unnest($commas) AS BOOLEAN) AS comma",
+                    {"ords": ords, "commas": commas})
+        read, wrong = con.execute(read_sql("delta/verify_lines.sql"), {
+            "file": str(path), "table": "lines_cards" if label == "cards" else "lines_rulings",
+            "ignore": VOLATILE_CARD_FIELDS if label == "cards" else None}).fetchone()
+        if wrong or read != len(chosen) or len(ords) != len(chosen):
+            log.info("delta build: %d line(s) of %s read back differ from their hash; full build",
+                     max(wrong, len(chosen) - min(read, len(ords))), doc.name)
+            return False
         staged = duck.Doc(file_seq=-1, run_id=doc.run_id, doc_id=doc.doc_id, kind=doc.kind, key=doc.key, path=path,
                           name=doc.name, terms=doc.terms, place=doc.place)
         try:
@@ -257,8 +256,8 @@ def _stage_lines_read(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Do
             return False
         table = "card_object" if label == "cards" else "ruling_object"
         beyond, read = con.execute(f"SELECT count(*) FILTER (WHERE ord >= $n), count(*) FROM {table} WHERE file_seq = -1",
-                                   {"n": len(texts)}).fetchone()
-        if beyond or (label == "rulings" and read != len(texts)):
+                                   {"n": len(ords)}).fetchone()
+        if beyond or (label == "rulings" and read != len(ords)):
             log.info("delta build: a line of %s holds more than one object; full build", doc.name)
             return False
         run_script(con, read_sql("delta/place_parsed.sql"), seqs)

@@ -7,8 +7,8 @@ bytes alone, and its object index (what each line gave a full read, normalize/de
 bytes and the view's query: both are kept in the cache folder (``data/cache/lines/``) under the
 body's sha256 and computed once per file; after a load only those of the files just loaded stay
 (``prune_cache``). Deleting the cache costs time, never data.
-``read_lines`` gives back the text of chosen lines: by seeking in a plain file, by one more scan
-in a gzipped one.
+``copy_lines`` copies chosen lines to a file of their own, for DuckDB to read: by seeking in a
+plain file, by one more scan in a gzipped one.
 """
 
 from __future__ import annotations
@@ -180,18 +180,35 @@ def is_plain(path: Path) -> bool:
         return fh.read(2) != b"\x1f\x8b"
 
 
-def read_lines(con: duckdb.DuckDBPyConnection, path: Path, lines: list[tuple[int, int, int]]) -> list[tuple[int, str]]:
-    """(ord, text) of the given (ord, off, len) lines, in ord order, as in the file (comma included)."""
-    lines = sorted(lines)
-    if not lines:
-        return []
-    if is_plain(path):
-        out = []
-        with open(path, "rb") as fh:
-            for ord_, off, length in lines:
-                fh.seek(off)
-                out.append((ord_, fh.read(length).decode("utf-8")))
-        return out
+def _read_gzipped_lines(con: duckdb.DuckDBPyConnection, path: Path,
+                        lines: list[tuple[int, int, int]]) -> list[tuple[int, str]]:
+    """(ord, text) of the given (ord, off, len) lines of a gzipped file, in ord order, as in the
+    file (comma included): one more scan, since a line cannot be reached by seeking."""
     con.execute("CREATE OR REPLACE TEMP TABLE wanted_line AS SELECT CAST(unnest($ords) AS BIGINT) AS ord",
                 {"ords": [o for o, _, _ in lines]})
     return con.execute(read_sql("delta/read_lines.sql"), {"file": str(path)}).fetchall()
+
+
+def copy_lines(con: duckdb.DuckDBPyConnection, path: Path, lines: list[tuple[int, int, int]],
+               target: Path) -> tuple[list[int], list[bool]]:
+    """Write the given (ord, off, len) lines of ``path`` to ``target`` as JSON lines, in ord
+    order, without the comma that separates array elements; return their ords and whether each
+    had that comma (its hash covers it: scan_lines.sql). A plain file is read by seeking, its
+    bytes copied as they are; a gzipped one by one more scan."""
+    lines = sorted(lines)
+    commas: list[bool] = []
+    with open(target, "wb") as out:
+        if is_plain(path):
+            with open(path, "rb") as fh:
+                for _, off, length in lines:
+                    fh.seek(off)
+                    line = fh.read(length)
+                    commas.append(line.endswith(b","))
+                    out.write((line[:-1] if commas[-1] else line) + b"\n")
+            return [o for o, _, _ in lines], commas
+        ords = []
+        for ord_, text in _read_gzipped_lines(con, path, lines):
+            ords.append(ord_)
+            commas.append(text.endswith(","))
+            out.write((text[:-1] if commas[-1] else text).encode("utf-8") + b"\n")
+        return ords, commas

@@ -1,7 +1,19 @@
--- Lines read again (parsed_line) that are not the lines the scan hashed ($table's h, with
--- $ignore removed as scan_lines.sql removes it): a file whose offsets are off (\r\n line ends).
-SELECT count(*)
-FROM parsed_line AS p
-JOIN (SELECT ord, h FROM lines_cards WHERE $table = 'lines_cards'
-      UNION ALL SELECT ord, h FROM lines_rulings WHERE $table = 'lines_rulings') AS l USING (ord)
-WHERE hash(CASE WHEN $ignore IS NULL THEN p.line ELSE regexp_replace(p.line, $ignore, '', 'g') END) <> l.h;
+-- The lines read again, as written to $file (pipeline/normalize/lines.py copy_lines: one per
+-- line, in the order of parsed_line, each without the comma that parsed_line says it had),
+-- against the lines the scan hashed ($table's h, with $ignore removed as scan_lines.sql removes
+-- it): how many were read, and how many differ (a file whose offsets are off: \r\n line ends).
+WITH copied AS (
+    SELECT row_number() OVER () - 1 AS i, line
+    FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
+                  auto_detect = false, strict_mode = false, max_line_size = 8388608)
+), texts AS (
+    SELECT p.ord, CASE WHEN p.comma THEN c.line || ',' ELSE c.line END AS line
+    FROM copied AS c JOIN parsed_line AS p USING (i)
+)
+SELECT (SELECT count(*) FROM copied) AS read,
+       (SELECT count(*)
+        FROM texts AS t
+        JOIN (SELECT ord, h FROM lines_cards WHERE $table = 'lines_cards'
+              UNION ALL SELECT ord, h FROM lines_rulings WHERE $table = 'lines_rulings') AS l USING (ord)
+        WHERE hash(CASE WHEN $ignore IS NULL THEN t.line ELSE regexp_replace(t.line, $ignore, '', 'g') END)
+              IS DISTINCT FROM l.h) AS wrong;
