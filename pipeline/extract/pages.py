@@ -11,13 +11,16 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-import urllib.robotparser
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
 from ..wire import HTML_ACCEPT
 from ..rawstore import RunWriter
 from .fetch import fetch_and_save
+
+if TYPE_CHECKING:
+    from urllib.robotparser import RobotFileParser
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +72,14 @@ class Robots:
     def __init__(self, transport, writer: RunWriter, interval: float, enabled: bool, user_agent: str):
         self.transport, self.writer, self.interval = transport, writer, interval
         self.enabled, self.user_agent = enabled, user_agent
-        self._parsers: dict[str, urllib.robotparser.RobotFileParser | None] = {}
+        self._parsers: dict[str, RobotFileParser | None] = {}
 
     def allowed(self, url: str, origin: str) -> bool:
         if not self.enabled:
             return True
+        # imported here: it brings urllib.request and ssl, which a replay or a bulk sync never needs
+        from urllib.robotparser import RobotFileParser
+
         parts = urlsplit(url)
         base = f"{parts.scheme}://{parts.netloc}"
         if base not in self._parsers:
@@ -83,10 +89,10 @@ class Robots:
                                          accept=ROBOTS_ACCEPT)
             parser = None
             if response.status == 200:
-                parser = urllib.robotparser.RobotFileParser()
+                parser = RobotFileParser()
                 parser.parse(response.body.decode("utf-8", "replace").splitlines())
             elif response.status in (401, 403):
-                parser = urllib.robotparser.RobotFileParser()
+                parser = RobotFileParser()
                 parser.disallow_all = True
             self._parsers[base] = parser
         parser = self._parsers[base]
