@@ -331,7 +331,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
     for (_, origin), run in sorted(page_views.items(), key=lambda item: (item[1].run_id, item[0])):
         if origin in PAGE_COLLECTORS:
             PAGE_COLLECTORS[origin](store, run, got)
-    duck.register_functions(con)
+    duck.register_macros(con)
     # the line index serves the next day's delta, which only a warehouse of one bulk view takes
     pair = delta.bulk_docs(docs) if one_view else None
     # a run that ingests an edition links every card and ruling again: its build is full

@@ -198,13 +198,13 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
     examples = duck.refusals(con, docs)
     run_script(con, read_sql("normalize/40_card_set.sql"))
     run_script(con, read_sql("delta/card_set.sql"))
-    for name in ("50_sighting", "55_variant"):
-        run_script(con, read_sql(f"normalize/{name}.sql"))
+    run_script(con, read_sql("normalize/50_sighting.sql"))
+    duck.variants(con)
     if not duck.all_anchors(con):
         return None  # the full build hands such sightings to the Python reconciliation
     run_script(con, read_sql("delta/partitions.sql"), {"rulings_doc": rulings.doc_id})
-    for name in ("normalize/55_variant.sql", "normalize/60_reconcile.sql", "delta/mapped.sql",
-                 "normalize/65_card_ruling.sql"):
+    duck.variants(con)
+    for name in ("normalize/60_reconcile.sql", "delta/mapped.sql", "normalize/65_card_ruling.sql"):
         run_script(con, read_sql(name))
     run_script(con, read_sql("delta/scopes.sql"), {"query": query})
     objects, refused = run_script(con, read_sql("delta/new_index.sql")).fetchone()

@@ -88,7 +88,18 @@ EXAMPLES = 5
 
 
 def register_functions(con: duckdb.DuckDBPyConnection) -> None:
-    """The Python text functions (for texts the SQL macros do not cover), then the macros."""
+    """The SQL macros of 00_text.sql and the Python text functions they fall back on."""
+    _register_python_functions(con)
+    register_macros(con)
+
+
+def register_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """The SQL macros of 00_text.sql. The Python functions are registered when a text needs them
+    (``variants``): DuckDB imports numpy to register one, which costs some 30 ms."""
+    con.execute(read_sql("normalize/00_text.sql"))
+
+
+def _register_python_functions(con: duckdb.DuckDBPyConnection) -> None:
     for name, func, ret in (("py_match_key", text.match_key, "VARCHAR"),
                             ("py_canonical_text", text.canonical_text, "VARCHAR"),
                             ("py_has_symbols", text.has_symbols, "BOOLEAN")):
@@ -96,7 +107,15 @@ def register_functions(con: duckdb.DuckDBPyConnection) -> None:
             con.create_function(name, func, ["VARCHAR"], ret, side_effects=False)
         except duckdb.NotImplementedException:  # registered by an earlier build on this connection
             pass
-    con.execute(read_sql("normalize/00_text.sql"))
+
+
+def variants(con: duckdb.DuckDBPyConnection) -> None:
+    """n_variant from n_sighting (55_variant.sql); the texts that are not plain get their features
+    from the Python functions (variant_python.sql), registered now if there are any."""
+    con.execute(read_sql("normalize/55_variant.sql"))
+    if con.execute("SELECT count(*) FROM n_variant WHERE NOT plain").fetchall()[0][0]:
+        _register_python_functions(con)
+        con.execute(read_sql("normalize/variant_python.sql"))
 
 
 def _json_format(path: Path) -> str:
@@ -212,9 +231,12 @@ def refusals(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> dict[str, Count
 
 
 def derive_records(con: duckdb.DuckDBPyConnection) -> None:
-    """sql/normalize/[1-5]*.sql: staged objects to printings, cards, sets and sightings."""
+    """sql/normalize/[1-5]*.sql: staged objects to printings, cards, sets, sightings and their
+    variants (55_variant.sql through ``variants``)."""
     for path in sql_files("normalize"):
-        if path.name[0] in "12345":
+        if path.name == "55_variant.sql":
+            variants(con)
+        elif path.name[0] in "12345":
             con.execute(path.read_text("utf-8"))
 
 

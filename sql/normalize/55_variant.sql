@@ -1,8 +1,11 @@
 -- Each distinct (source, date, text) once, with the text features reconcile needs: a ruling shared
--- by many cards is worked on once, not once per card.
+-- by many cards is worked on once, not once per card. A "plain" text gets them from the macros
+-- of 00_text.sql (spelled out here); the others (plain false: key, canon and has_symbols NULL)
+-- get them from the Python functions, in variant_python.sql, which pipeline/normalize/duck.py
+-- runs only when there are such texts.
 CREATE OR REPLACE TEMP TABLE n_variant AS
 -- cf_fold changes quotes and dashes only, so a text and its folded copy need the same squashing
--- of whitespace: the test is made once (the macros of 00_text.sql, spelled out).
+-- of whitespace: the test is made once.
 WITH distinct_variant AS (
     SELECT source, date_as_seen, t, cf_fold(t) AS folded, cf_unspaced(t) AS unspaced
     FROM (SELECT DISTINCT source, date_as_seen, text_as_seen AS t FROM n_sighting)
@@ -10,11 +13,10 @@ WITH distinct_variant AS (
     SELECT *, cf_ascii(folded) AS plain FROM distinct_variant  -- = cf_plain(t)
 ), featured AS (
     SELECT source, date_as_seen, t AS text_as_seen,
-        CASE WHEN NOT plain THEN py_match_key(t)
-             WHEN unspaced THEN lower(cf_squash(folded)) ELSE lower(folded) END AS key,
-        CASE WHEN NOT plain THEN py_canonical_text(t) WHEN unspaced THEN cf_squash(t) ELSE t END AS canon,
-        CASE WHEN plain THEN cf_symbols_plain(t) ELSE py_has_symbols(t) END
-            AS has_symbols
+        CASE WHEN NOT plain THEN NULL WHEN unspaced THEN lower(cf_squash(folded)) ELSE lower(folded) END AS key,
+        CASE WHEN NOT plain THEN NULL WHEN unspaced THEN cf_squash(t) ELSE t END AS canon,
+        CASE WHEN plain THEN cf_symbols_plain(t) END AS has_symbols,
+        plain
     FROM classed
 )
 -- typographic_score of the canonical copy: whitespace changes nothing to its symbols
