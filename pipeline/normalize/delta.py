@@ -199,11 +199,12 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
     run_script(con, read_sql("normalize/40_card_set.sql"))
     run_script(con, read_sql("delta/card_set.sql"))
     run_script(con, read_sql("normalize/50_sighting.sql"))
-    duck.variants(con)
     if not duck.all_anchors(con):
         return None  # the full build hands such sightings to the Python reconciliation
+    run_script(con, read_sql("delta/partitions_known.sql"))
+    duck.variants(con, "d_new_sighting")  # the features of the variants the warehouse does not have
     run_script(con, read_sql("delta/partitions.sql"), {"rulings_doc": rulings.doc_id})
-    duck.variants(con)
+    duck.variants(con)  # of every sighting in the partitions reconciled again
     for name in ("normalize/60_reconcile.sql", "delta/mapped.sql", "normalize/65_card_ruling.sql"):
         run_script(con, read_sql(name))
     run_script(con, read_sql("delta/scopes.sql"), {"query": query})

@@ -109,10 +109,11 @@ def _register_python_functions(con: duckdb.DuckDBPyConnection) -> None:
             pass
 
 
-def variants(con: duckdb.DuckDBPyConnection) -> None:
-    """n_variant from n_sighting (55_variant.sql); the texts that are not plain get their features
-    from the Python functions (variant_python.sql), registered now if there are any."""
-    con.execute(read_sql("normalize/55_variant.sql"))
+def variants(con: duckdb.DuckDBPyConnection, sightings: str = "n_sighting") -> None:
+    """n_variant from ``sightings`` (a table or view of n_sighting's columns, named by code;
+    55_variant.sql); the texts that are not plain get their features from the Python functions
+    (variant_python.sql), registered now if there are any."""
+    con.execute(read_sql("normalize/55_variant.sql").format(sightings=sightings))
     if con.execute("SELECT count(*) FROM n_variant WHERE NOT plain").fetchall()[0][0]:
         _register_python_functions(con)
         con.execute(read_sql("normalize/variant_python.sql"))

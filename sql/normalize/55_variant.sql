@@ -1,5 +1,6 @@
--- Each distinct (source, date, text) once, with the text features reconcile needs: a ruling shared
--- by many cards is worked on once, not once per card. A "plain" text gets them from the macros
+-- Each distinct (source, date, text) of {sightings} (n_sighting, or a part of it: filled in by
+-- pipeline/normalize/duck.py variants) once, with the text features reconcile needs: a ruling
+-- shared by many cards is worked on once, not once per card. A "plain" text gets them from the macros
 -- of 00_text.sql (spelled out here); the others (plain false: key, canon and has_symbols NULL)
 -- get them from the Python functions, in variant_python.sql, which pipeline/normalize/duck.py
 -- runs only when there are such texts.
@@ -8,7 +9,7 @@ CREATE OR REPLACE TEMP TABLE n_variant AS
 -- of whitespace: the test is made once.
 WITH distinct_variant AS (
     SELECT source, date_as_seen, t, cf_fold(t) AS folded, cf_unspaced(t) AS unspaced
-    FROM (SELECT DISTINCT source, date_as_seen, text_as_seen AS t FROM n_sighting)
+    FROM (SELECT DISTINCT source, date_as_seen, text_as_seen AS t FROM {sightings})
 ), classed AS (
     SELECT *, cf_ascii(folded) AS plain FROM distinct_variant  -- = cf_plain(t)
 ), featured AS (

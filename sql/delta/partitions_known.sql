@@ -1,0 +1,28 @@
+-- Rulings are reconciled within (source, date, symbol-free key): the rulings of two such
+-- partitions never meet (60_reconcile.sql), and a partition's rulings depend only on the set of
+-- distinct texts (variants) seen in it. n_sighting holds the new sightings of the cards in
+-- d_sighted. A partition is reconciled again when that set may change: a variant comes that
+-- these cards did not have, or one of theirs goes (partitions.sql). The other new sightings take
+-- the ruling and flags the warehouse gives their variant (d_mapped). This file finds the
+-- variants the warehouse has; pipeline/normalize/delta.py then works out the features of the
+-- new ones only (d_new_sighting, through 55_variant.sql), for their partitions.
+
+-- The cards' old sightings, and their variants the new sightings have again, with their ruling
+-- and flags. A variant not among them counts as new, and one of theirs not seen again as gone,
+-- even if another card has it: its partition is then reconciled again for nothing, which costs a
+-- little time and changes no row.
+CREATE OR REPLACE TEMP TABLE d_old_sighting AS
+SELECT source_as_seen AS source, CAST(date_as_seen AS VARCHAR) AS date_as_seen, text_as_seen, ruling_id, flags
+FROM ruling_sighting WHERE oracle_id IN (SELECT oracle_id FROM d_sighted);
+
+CREATE OR REPLACE TEMP TABLE d_variant_known AS
+SELECT DISTINCT o.source, o.date_as_seen, o.text_as_seen, o.ruling_id, o.flags
+FROM d_old_sighting AS o
+SEMI JOIN n_sighting AS n USING (source, date_as_seen, text_as_seen);
+
+CREATE OR REPLACE TEMP TABLE d_variant_gone AS
+SELECT DISTINCT o.ruling_id FROM d_old_sighting AS o ANTI JOIN n_sighting AS n USING (source, date_as_seen, text_as_seen);
+
+-- The new sightings whose variant the cards did not have.
+CREATE OR REPLACE TEMP VIEW d_new_sighting AS
+SELECT * FROM n_sighting AS n ANTI JOIN d_variant_known AS k USING (source, date_as_seen, text_as_seen);
