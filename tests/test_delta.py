@@ -412,7 +412,7 @@ BROKEN_DELTAS = {
         "INSERT INTO n_printing SELECT * REPLACE ('special' AS rarity) FROM n_printing "
         "WHERE scryfall_id = (SELECT min(scryfall_id) FROM n_printing)", "unique_keys"),
     "a ruling of cards not derived again put in scope, so deleted under their sightings": (
-        "INSERT INTO scope_ruling SELECT ruling_id FROM ruling "
+        "INSERT INTO scope_ruling SELECT * FROM ruling "
         "WHERE ruling_id NOT IN (SELECT ruling_id FROM n_ruling) ORDER BY ruling_id LIMIT 1", "references"),
     "a sighting deleted from under its ruling": (
         "DELETE FROM n_ruling_sighting WHERE ruling_id = (SELECT min(ruling_id) FROM n_ruling_sighting "

@@ -143,21 +143,29 @@ KEYS = {"card": ("oracle_id",), "query_card": ("query", "oracle_id"), "printing"
 NOT_A_CHANGE = {"ruling_sighting": ("doc_id",)}
 
 
-def _scoped_views(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...]) -> None:
-    """scoped_card and scoped_ruling: the warehouse rows the staged state answers for (all of
-    them after a full build; those of scope_<table> after a delta build). The change events and
-    the retired rulings look for what went away among these."""
-    for table in ("card", "ruling"):
-        keys = ", ".join(KEYS[table])
-        source = f"SELECT * FROM {table} SEMI JOIN scope_{table} USING ({keys})" if table in scope \
-            else f"SELECT * FROM {table}"
-        con.execute(f"CREATE OR REPLACE TEMP VIEW scoped_{table} AS {source}")
+def _before_views(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...]) -> None:
+    """old_card, old_ruling and old_card_ruling: the warehouse rows the staged state answers
+    for, as they are before the merge; the change events and the retired rulings are computed
+    from them. After a full build, whole tables. After a delta build, the rows of the keys in
+    scope_<table> and in stage_<table> (apply_before_<table>, made here for every table in
+    ``scope``, sql/load/before_scoped.sql), which the build read and the apply compares with."""
+    for table in scope:
+        *prepare, count, outside = con.extract_statements(
+            read_sql("load/before_scoped.sql").format(table=table, keys=", ".join(KEYS[table])))
+        for statement in prepare:
+            con.execute(statement.query)
+        if con.execute(count.query).fetchall()[0][0]:
+            con.execute(outside.query)
+    for table in ("card", "ruling", "card_ruling"):
+        source = f"apply_before_{table}" if table in scope else table
+        con.execute(f"CREATE OR REPLACE TEMP VIEW old_{table} AS SELECT * FROM {source}")
 
 
 def _apply_scoped(con: duckdb.DuckDBPyConnection, table: str,
                   columns: dict[str, list[tuple[str, str]]]) -> dict[str, int]:
     """Bring the rows of ``table`` whose keys are in scope_<table> or stage_<table> to the staged
-    state (a delta build), with the merge's counts: only those rows are read and written."""
+    state (a delta build), with the merge's counts: only those rows (apply_before_<table>) are
+    compared, and only they are written."""
     keys = KEYS[table]
     compared = [name for name, _ in columns[table] if name not in keys and name not in NOT_A_CHANGE.get(table, ())]
     fill = {"table": table, "keys": ", ".join(keys),
@@ -201,7 +209,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         columns = _table_columns(con)
         for table in STATE_TABLES:
             _stage(con, table, tables[table], columns)
-        _scoped_views(con, scope)
+        _before_views(con, scope)
         _record_changes(con)
         previous = con.execute("SELECT max(run_id) FROM sync_run").fetchone()[0]
         con.execute(read_sql("load/retire_rulings.sql"), {"run_id": run_row["run_id"], "previous_run": previous})

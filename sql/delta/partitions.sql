@@ -7,15 +7,16 @@ UNION
 SELECT r.source, CAST(r.published_at AS VARCHAR), cf_symbol_free_key(r.match_key)
 FROM ruling AS r WHERE r.ruling_id IN (SELECT ruling_id FROM d_variant_gone);
 
--- The warehouse's rulings in those partitions (a match key is its own symbol-free key unless it
--- holds a symbol or a space before punctuation: the cheap test first).
+-- The warehouse's rulings in those partitions, every column (the load's scope_ruling: see
+-- scopes.sql). A match key is its own symbol-free key unless it holds a symbol or a space
+-- before punctuation: the cheap test first.
 CREATE OR REPLACE TEMP TABLE scope_ruling AS
-SELECT r.ruling_id
+SELECT r.*
 FROM ruling AS r
 JOIN d_partition AS p
     ON p.source = r.source AND p.published_at = CAST(r.published_at AS VARCHAR) AND p.bare = r.match_key
 UNION
-SELECT r.ruling_id
+SELECT r.*
 FROM (SELECT * FROM ruling WHERE contains(match_key, '{') OR regexp_matches(match_key, ' [.,;:!?)\]]')) AS r
 JOIN d_partition AS p
     ON p.source = r.source AND p.published_at = CAST(r.published_at AS VARCHAR)

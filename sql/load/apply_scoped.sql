@@ -1,17 +1,12 @@
--- Bring {table} to the staged state for the keys a delta build answers for (scope_{table}) and
--- the keys it staged: insert new rows, replace changed ones, delete the scoped rows no longer
--- staged; the same counts as the table's MERGE (sql/load/merge_{table}.sql), with the same
--- columns compared. Rows outside these keys are neither read nor written.
+-- Bring {table} to the staged state for the keys a delta build answers for (scope_{table}: the
+-- warehouse rows of those keys, read by the build, sql/delta/scopes.sql) and the keys it staged:
+-- insert new rows, replace changed ones, delete the scoped rows no longer staged; the same
+-- counts as the table's MERGE (sql/load/merge_{table}.sql), with the same columns compared. Rows
+-- outside these keys are neither read nor written.
 -- Filled in by pipeline/load/warehouse.py with identifiers only (table, keys, compared columns).
--- apply_before_{table} (the rows of those keys before) and apply_action_{table} (what was done
--- to each key) stay until the end of the load: the checks of a delta load (sql/checks/delta/)
--- look at the rows written and at those that pointed at rows deleted.
-CREATE OR REPLACE TEMP TABLE apply_before_{table} AS
-WITH touched AS (
-    SELECT {keys} FROM scope_{table} UNION SELECT {keys} FROM stage_{table}
-)
-SELECT * FROM {table} SEMI JOIN touched USING ({keys});
-
+-- apply_before_{table} (before_scoped.sql: the rows of those keys before) and apply_action_{table}
+-- (what was done to each key) stay until the end of the load: the checks of a delta load
+-- (sql/checks/delta/) look at the rows written and at those that pointed at rows deleted.
 CREATE OR REPLACE TEMP TABLE apply_action_{table} AS
 SELECT {coalesced},
        CASE WHEN b.{key0} IS NULL THEN 'INSERT' WHEN s.{key0} IS NULL THEN 'DELETE' ELSE 'UPDATE' END AS action

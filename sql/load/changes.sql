@@ -1,19 +1,19 @@
--- What the staged state changes compared with the warehouse, before the merge (n_change). What went
--- away is looked for among scoped_card and scoped_ruling: the rows the build answers for (all of
--- them, or a delta build's scope; pipeline/load/warehouse.py _scoped_views).
+-- What the staged state changes compared with the warehouse, before the merge (n_change), from
+-- old_card, old_ruling and old_card_ruling: the warehouse rows the build answers for (all of
+-- them, or a delta build's scope; pipeline/load/warehouse.py _before_views).
 -- Columns: kind, oracle_id, ruling_id, previous_ruling_id, field, before, after, name, cards.
 CREATE OR REPLACE TEMP TABLE n_change AS
 WITH added AS (
-    SELECT s.ruling_id, s.text FROM stage_ruling s ANTI JOIN ruling r USING (ruling_id)
+    SELECT s.ruling_id, s.text FROM stage_ruling s ANTI JOIN old_ruling r USING (ruling_id)
 ), gone AS (
-    SELECT r.ruling_id, r.text FROM scoped_ruling r ANTI JOIN stage_ruling s USING (ruling_id)
+    SELECT r.ruling_id, r.text FROM old_ruling r ANTI JOIN stage_ruling s USING (ruling_id)
 )
 SELECT 'card_added' AS kind, s.oracle_id, NULL::VARCHAR AS ruling_id, NULL::VARCHAR AS previous_ruling_id,
        NULL::VARCHAR AS field, NULL::VARCHAR AS before, s.oracle_text AS after, s.name AS name, NULL::VARCHAR[] AS cards
-FROM stage_card s ANTI JOIN card c USING (oracle_id)
+FROM stage_card s ANTI JOIN old_card c USING (oracle_id)
 UNION ALL
 SELECT 'card_removed', c.oracle_id, NULL, NULL, NULL, c.oracle_text, NULL, c.name, NULL
-FROM scoped_card c ANTI JOIN stage_card s USING (oracle_id)
+FROM old_card c ANTI JOIN stage_card s USING (oracle_id)
 UNION ALL
 SELECT 'card_changed', d.oracle_id, NULL, NULL, f.field, f.before, f.after, d.name, NULL
 FROM (  -- the cards whose fields differ, before their fields are spread out one per row
@@ -26,7 +26,7 @@ FROM (  -- the cards whose fields differ, before their fields are spread out one
              {'field': 'type_line', 'before': c.type_line, 'after': s.type_line},
              {'field': 'oracle_text', 'before': c.oracle_text, 'after': s.oracle_text},
              {'field': 'layout', 'before': c.layout, 'after': s.layout} ] AS fields
-    FROM card c
+    FROM old_card c
     JOIN stage_card s USING (oracle_id)
     WHERE (c.name, c.mana_cost, c.cmc, c.colors, c.color_identity, c.type_line, c.oracle_text, c.layout)
           IS DISTINCT FROM (s.name, s.mana_cost, s.cmc, s.colors, s.color_identity, s.type_line, s.oracle_text, s.layout)
@@ -42,7 +42,7 @@ UNION ALL
 SELECT 'ruling_removed', NULL, g.ruling_id, NULL, NULL, g.text, NULL, NULL, coalesce(cr.cards, [])
 FROM gone g
 LEFT JOIN (SELECT ruling_id, list(oracle_id ORDER BY oracle_id) AS cards
-           FROM card_ruling WHERE ruling_id IN (SELECT ruling_id FROM gone) GROUP BY ruling_id) AS cr
+           FROM old_card_ruling WHERE ruling_id IN (SELECT ruling_id FROM gone) GROUP BY ruling_id) AS cr
     USING (ruling_id)
 UNION ALL
 SELECT 'translation_added', NULL, s.ruling_id, NULL, s.lang, NULL, s.text, s.origin, NULL

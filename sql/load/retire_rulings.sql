@@ -7,10 +7,10 @@ WITH gone AS (
 SELECT r.ruling_id, r.source, r.published_at, r.text, r.match_key, cr.cards, seen.first_run,
        $previous_run,
        $run_id
-FROM ruling r
+FROM old_ruling r
 SEMI JOIN gone USING (ruling_id)
 LEFT JOIN (SELECT ruling_id, list(oracle_id ORDER BY oracle_id) AS cards
-           FROM card_ruling WHERE ruling_id IN (SELECT ruling_id FROM gone) GROUP BY ruling_id) AS cr USING (ruling_id)
+           FROM old_card_ruling WHERE ruling_id IN (SELECT ruling_id FROM gone) GROUP BY ruling_id) AS cr USING (ruling_id)
 LEFT JOIN (SELECT ruling_id, min(run_id) AS first_run FROM change_event
            WHERE kind IN ('ruling_added', 'ruling_reworded') AND ruling_id IN (SELECT ruling_id FROM gone)
            GROUP BY ruling_id) AS seen USING (ruling_id);

@@ -1,0 +1,15 @@
+-- The rows of {table} a delta load answers for, as they are before it (apply_before_{table}):
+-- those the build read (scope_{table}), and the rows of any key it staged that they do not
+-- hold, so that a staged key is always compared with the row the warehouse has for it. The
+-- warehouse is looked at again only for such keys (apply_outside_{table}), which a delta build
+-- does not stage: pipeline/load/warehouse.py runs the last statement when there are any.
+-- Filled in by pipeline/load/warehouse.py with identifiers only.
+CREATE OR REPLACE TEMP TABLE apply_before_{table} AS SELECT * FROM scope_{table};
+
+CREATE OR REPLACE TEMP TABLE apply_outside_{table} AS
+SELECT {keys} FROM stage_{table} ANTI JOIN scope_{table} USING ({keys});
+
+SELECT count(*) FROM apply_outside_{table};
+
+INSERT INTO apply_before_{table}
+SELECT * FROM {table} SEMI JOIN apply_outside_{table} USING ({keys});
