@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Union
 from . import timing
 from .errors import ParseError, SourceDataError
 from .normalize import delta, duck
+from .normalize.lines import release_scans
 from .normalize import query as query_filter
 from .normalize import scryfall as api
 from .normalize.rules import RulesDocument, parse_cr
@@ -357,8 +358,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
                 scans.wait(interrupt=True)
             raise
         with timing.phase("build.lines"):  # what the scans take beyond the read
-            indexed = scans is not None and scans.wait() \
-                and delta.stage_line_files(con, *pair, cache_dir, materialize=False)
+            indexed = scans is not None and delta.stage_line_files(con, *pair, cache_dir, materialize=False, scans=scans)
         duck.derive_records(con)
         if len(queries) > 1:
             con.execute(read_sql("normalize/query_card_views.sql"),
@@ -370,6 +370,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
             delta.index_full(con, *pair, query, cache_dir)
         scope = ()
     duck.release_objects(con)
+    release_scans(con)  # the line scans kept in memory for this build
     unmatched = 0
     if outcome is None:  # a delta build reconciles as it goes
         if not duck.all_anchors(con):

@@ -84,10 +84,12 @@ def bulk_docs(docs: list[duck.Doc]) -> tuple[duck.Doc, duck.Doc] | None:
     return by_kind["bulk-cards"][0], by_kind["bulk-rulings"][0]
 
 
-def stage_line_files(con, cards: duck.Doc, rulings: duck.Doc, cache_dir: Path | None, materialize: bool = True) -> bool:
-    """lines_cards and lines_rulings (TEMP); whether both files are one object per line."""
+def stage_line_files(con, cards: duck.Doc, rulings: duck.Doc, cache_dir: Path | None, materialize: bool = True,
+                     scans: LineScans | None = None) -> bool:
+    """lines_cards and lines_rulings (TEMP); whether both files are one object per line.
+    ``scans``: the files' scans, if the caller started them (``start_line_scans``)."""
     return stage_lines(con, [("lines_cards", cards.path, cards.sha256, VOLATILE_CARD_FIELDS),
-                             ("lines_rulings", rulings.path, rulings.sha256, None)], cache_dir, materialize)
+                             ("lines_rulings", rulings.path, rulings.sha256, None)], cache_dir, materialize, scans)
 
 
 def start_line_scans(con, cards: duck.Doc, rulings: duck.Doc, cache_dir: Path) -> LineScans:
@@ -153,12 +155,17 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
     pair = bulk_docs(docs)
     if pair is None or previous is None or cache_dir is None:
         return None
-    if not _load_index(con, previous, query, cache_dir):
-        log.info("delta build: no object index of the previous files in the cache; full build")
-        return None
     cards, rulings = pair
     with timing.phase("build.lines"):
-        if not stage_line_files(con, cards, rulings, cache_dir):
+        scans = start_line_scans(con, cards, rulings, cache_dir)  # while the previous index is read
+        try:
+            indexed = _load_index(con, previous, query, cache_dir)
+        finally:
+            usable = stage_line_files(con, cards, rulings, cache_dir, scans=scans)  # waits for the scans
+        if not indexed:
+            log.info("delta build: no object index of the previous files in the cache; full build")
+            return None
+        if not usable:
             log.info("delta build: a bulk file is not one object per line; full build")
             return None
         cards_new, cards_gone, n_cards, rulings_new, rulings_gone, n_rulings = run_script(

@@ -92,21 +92,32 @@ def _quoted(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
+# The line scans made by this process, kept in memory for the build that waits for them (an
+# in-memory database attached to the connection: its cursors, on which the scans run, share it).
+SCANS = "casefile_scans"
+
+
 class LineScans:
     """The scans of the files (path, sha256, ignore) that are not in the cache yet, each on a
     cursor of its own, into the cache, running while the caller goes on: a full build reads the
-    documents meanwhile (DuckDB's JSON reader does not keep both cores of the benchmark machine
-    busy, and a rebuild without the cache takes some 0.12 s less at 1×: README "Performance").
-    ``wait`` returns whether every scan could be made and written."""
+    documents meanwhile, a delta build reads the previous files' index (DuckDB's JSON reader does
+    not keep both cores of the benchmark machine busy, and a rebuild without the cache takes some
+    0.12 s less at 1×: README "Performance"). Each scan is also kept in memory (``SCANS``), so
+    that the build does not read it back from the cache. ``wait`` returns whether every scan
+    could be made and written."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, files: list[tuple[Path, str, str | None]], cache_dir: Path):
         self._cursors: list[duckdb.DuckDBPyConnection] = []
+        self.kept: dict[Path, str] = {}  # cache file -> the in-memory table that holds the same scan
         jobs = []
         for path, sha256, ignore in files:
             cached = _cache_file(cache_dir, sha256, ignore)
             if not cached.is_file():
+                if not jobs:
+                    con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {SCANS}")
+                self.kept[cached] = f"{SCANS}.main.scan_{len(self.kept)}_{secrets.token_hex(4)}"
                 self._cursors.append(con.cursor())
-                jobs.append((self._cursors[-1], path, cached, ignore))
+                jobs.append((self._cursors[-1], path, cached, ignore, self.kept[cached]))
         self._pool = ThreadPoolExecutor(max(1, len(jobs)))
         self._futures = [self._pool.submit(_scan_to_cache, *job) for job in jobs]
 
@@ -125,24 +136,34 @@ class LineScans:
 
 
 def stage_lines(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path, str | None, str | None]],
-                cache_dir: Path | None, materialize: bool = True) -> bool:
+                cache_dir: Path | None, materialize: bool = True, scans: LineScans | None = None) -> bool:
     """For each (table, path, sha256, ignore): TEMP TABLE ``table`` (ord, h, n, off, len, ok) of
     the file's object lines, hashed without what the regular expression ``ignore`` matches, from
-    the cache (``materialize`` false: a TEMP view over it). Files not in the cache are scanned
-    into it first, at the same time (``LineScans``). Returns whether every file could be split in
-    lines and is one whole object per line (its index usable)."""
+    the cache (``materialize`` false: a TEMP view over it), or a TEMP view over the scan just
+    made. Files not in the cache are scanned into it first, at the same time (``LineScans``;
+    ``scans``: those the caller started). Returns whether every file could be split in lines and
+    is one whole object per line (its index usable)."""
     if cache_dir is None or not all(sha256 for _, _, sha256, _ in files):
         return all(_scan(con, path, table, ignore) and _usable(con, table) for table, path, _, ignore in files)
-    if not LineScans(con, [(path, sha256, ignore) for _, path, sha256, ignore in files], cache_dir).wait():
+    if scans is None:
+        scans = LineScans(con, [(path, sha256, ignore) for _, path, sha256, ignore in files], cache_dir)
+    if not scans.wait():
         return False
-    cached = {table: _cache_file(cache_dir, sha256, ignore) for table, _, sha256, ignore in files}
-    for table, _, _, _ in files:
-        if materialize:
-            load_table(con, table, cached[table])
+    for table, _, sha256, ignore in files:
+        cached = _cache_file(cache_dir, sha256, ignore)
+        _clear(con, table)
+        if cached in scans.kept:
+            con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM {scans.kept[cached]}")
+        elif materialize:
+            load_table(con, table, cached)
         else:  # read once or twice: a view over the file
-            _clear(con, table)
-            con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM read_parquet({_quoted(cached[table])})")
+            con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM read_parquet({_quoted(cached)})")
     return all(_usable(con, table) for table, _, _, _ in files)
+
+
+def release_scans(con: duckdb.DuckDBPyConnection) -> None:
+    """Free the scans kept in memory (``SCANS``), once the build is done with them."""
+    con.execute(f"DETACH DATABASE IF EXISTS {SCANS}")
 
 
 def _scan(con: duckdb.DuckDBPyConnection, path: Path, table: str, ignore: str | None) -> bool:
@@ -157,12 +178,15 @@ def _scan(con: duckdb.DuckDBPyConnection, path: Path, table: str, ignore: str | 
     return True
 
 
-def _scan_to_cache(cursor: duckdb.DuckDBPyConnection, path: Path, cached: Path, ignore: str | None) -> bool:
-    """Scan the file on its own cursor into the cache (written whole, then renamed)."""
+def _scan_to_cache(cursor: duckdb.DuckDBPyConnection, path: Path, cached: Path, ignore: str | None,
+                   kept: str) -> bool:
+    """Scan the file on its own cursor into the cache (written whole, then renamed) and into
+    the in-memory table ``kept``."""
     try:
         if not _scan(cursor, path, "line_scanned", ignore):
             return False
         save_table(cursor, "line_scanned", cached)
+        cursor.execute(f"CREATE TABLE {kept} AS SELECT * FROM line_scanned")
         return True
     except (OSError, duckdb.Error) as exc:  # the cache cannot be written (a full disk): no delta
         log.warning("cannot write %s: %s", cached, str(exc).splitlines()[0])
