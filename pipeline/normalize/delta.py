@@ -182,14 +182,14 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
     with tempfile.TemporaryDirectory(prefix="casefile-delta-") as tmp:
         changed = con.execute("SELECT 'cards', ord, off, len FROM d_card_new UNION ALL "
                               "SELECT 'rulings', ord, off, len FROM d_ruling_line WHERE NOT same").fetchall()
-        if not _read_again(con, changed, cards, rulings, Path(tmp) / "changed", seqs):
+        if not _read_again(con, changed, cards, rulings, Path(tmp) / "changed"):
             return None
         repeated = run_script(con, read_sql("delta/dirty.sql"), seqs).fetchone()[0]
         if repeated:
             log.info("delta build: a Scryfall id is on two lines; full build")
             return None
         needed = con.execute(read_sql("delta/needed_cards.sql")).fetchall()
-        if not _read_again(con, needed, cards, rulings, Path(tmp) / "cards", seqs):
+        if not _read_again(con, needed, cards, rulings, Path(tmp) / "cards"):
             return None
         if con.execute("SELECT count(*) FROM (SELECT id FROM n_object WHERE skip_reason IS NULL "
                        "GROUP BY id HAVING count(*) > 1)").fetchone()[0]:
@@ -199,7 +199,7 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
             run_script(con, read_sql(f"normalize/{name}.sql"))
         run_script(con, read_sql("delta/cards.sql"))
         needed = con.execute(read_sql("delta/needed_rulings.sql")).fetchall()
-        if not _read_again(con, needed, cards, rulings, Path(tmp) / "rulings", seqs):
+        if not _read_again(con, needed, cards, rulings, Path(tmp) / "rulings"):
             return None
     run_script(con, read_sql("delta/positions.sql"))
     examples = duck.refusals(con, docs)
@@ -227,14 +227,14 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
                    changed_lines=int(cards_new + cards_gone + rulings_new + rulings_gone), dirty_cards=int(dirty))
 
 
-def _read_again(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Doc, stem: Path, seqs: dict) -> bool:
+def _read_again(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Doc, stem: Path) -> bool:
     """Stage the chosen lines (file, ord, off, len) as the full read would stage them; False if a
     line read is not the one indexed (its hash differs) or DuckDB cannot read it."""
     with timing.phase("build.read"):
-        return _stage_lines_read(con, lines, cards, rulings, stem, seqs)
+        return _stage_lines_read(con, lines, cards, rulings, stem)
 
 
-def _stage_lines_read(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Doc, stem: Path, seqs: dict) -> bool:
+def _stage_lines_read(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Doc, stem: Path) -> bool:
     for label, doc in (("cards", cards), ("rulings", rulings)):
         chosen = [(o, off, length) for f, o, off, length in lines if f == label]
         if not chosen:
@@ -244,31 +244,33 @@ def _stage_lines_read(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Do
         con.execute("CREATE OR REPLACE TEMP TABLE parsed_line AS SELECT CAST(unnest(range(len($ords))) AS BIGINT) AS i, "
                     "CAST(unnest($ords) AS BIGINT) AS ord, CAST(unnest($commas) AS BOOLEAN) AS comma",
                     {"ords": ords, "commas": commas})
-        read, wrong = con.execute(read_sql("delta/verify_lines.sql"), {
-            "file": str(path), "table": "lines_cards" if label == "cards" else "lines_rulings",
-            "ignore": VOLATILE_CARD_FIELDS if label == "cards" else None}).fetchone()
+        verify = read_sql("delta/verify_lines.sql").replace(
+            "{lines}", "lines_cards" if label == "cards" else "lines_rulings")
+        read, wrong = con.execute(verify, {"file": str(path),
+                                           "ignore": VOLATILE_CARD_FIELDS if label == "cards" else None}).fetchone()
         if wrong or read != len(chosen) or len(ords) != len(chosen):
             log.info("delta build: %d line(s) of %s read back differ from their hash; full build",
                      max(wrong, len(chosen) - min(read, len(ords))), doc.name)
             return False
-        staged = duck.Doc(file_seq=-1, run_id=doc.run_id, doc_id=doc.doc_id, kind=doc.kind, key=doc.key, path=path,
-                          name=doc.name, terms=doc.terms, place=doc.place)
+        # staged as the full read stages the bulk file, each object at its line's place in it
+        staged = duck.Doc(file_seq=doc.file_seq, run_id=doc.run_id, doc_id=doc.doc_id, kind=doc.kind, key=doc.key,
+                          path=path, name=doc.name, terms=doc.terms, place=doc.place)
+        table = "card_object" if label == "cards" else "ruling_object"
+        count = f"SELECT count(*), count(*) FILTER (WHERE ord IS NULL) FROM {table} WHERE file_seq = $seq"
+        before = con.execute(count, {"seq": doc.file_seq}).fetchone()[0]
         try:
             if label == "cards":
-                duck.stage_bulk_cards(con, staged)
+                duck.stage_bulk_cards(con, staged, ords)
             else:
-                duck.stage_bulk_rulings(con, staged)
+                duck.stage_bulk_rulings(con, staged, ords)
         except duckdb.Error as exc:
             log.info("delta build: DuckDB cannot read the changed lines of %s (%s); full build",
                      doc.name, str(exc).splitlines()[0])
             return False
-        table = "card_object" if label == "cards" else "ruling_object"
-        beyond, read = con.execute(f"SELECT count(*) FILTER (WHERE ord >= $n), count(*) FROM {table} WHERE file_seq = -1",
-                                   {"n": len(ords)}).fetchone()
-        if beyond or (label == "rulings" and read != len(ords)):
+        after, beyond = con.execute(count, {"seq": doc.file_seq}).fetchone()
+        if beyond or (label == "rulings" and after - before != len(ords)):  # an object beyond the lines has no place
             log.info("delta build: a line of %s holds more than one object; full build", doc.name)
             return False
-        run_script(con, read_sql("delta/place_parsed.sql"), seqs)
     return True
 
 

@@ -178,16 +178,19 @@ def _stage_lists(con: duckdb.DuckDBPyConnection, docs: list[Doc], item_type: str
     con.execute(read_sql(f"normalize/read_list_{what}.sql"))
 
 
-def stage_bulk_cards(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
+def stage_bulk_cards(con: duckdb.DuckDBPyConnection, doc: Doc, ords: list[int] | None = None) -> None:
+    """The card objects of a bulk file, numbered by their place in it, or by ``ords``: the place
+    in the bulk file of each line of ``doc``, a file of lines copied out of it."""
     con.execute(read_sql("normalize/read_bulk_cards.sql"),
                 {"file": str(doc.path), "format": _json_format(doc.path), "columns": CARD_COLUMNS,
-                 "file_seq": doc.file_seq, "run_id": doc.run_id, "terms": doc.terms})
+                 "file_seq": doc.file_seq, "run_id": doc.run_id, "terms": doc.terms, "ords": ords})
 
 
-def stage_bulk_rulings(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
+def stage_bulk_rulings(con: duckdb.DuckDBPyConnection, doc: Doc, ords: list[int] | None = None) -> None:
+    """The ruling objects of a bulk file (``ords``: as for ``stage_bulk_cards``)."""
     con.execute(read_sql("normalize/read_bulk_rulings.sql"),
                 {"file": str(doc.path), "format": _json_format(doc.path), "columns": RULING_COLUMNS,
-                 "file_seq": doc.file_seq, "doc_id": doc.doc_id, "place": doc.place})
+                 "file_seq": doc.file_seq, "doc_id": doc.doc_id, "place": doc.place, "ords": ords})
 
 
 def _stage_sets(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:

@@ -1,7 +1,8 @@
 -- The lines read again, as written to $file (pipeline/normalize/lines.py copy_lines: one per
 -- line, in the order of parsed_line, each without the comma that parsed_line says it had),
--- against the lines the scan hashed ($table's h, with $ignore removed as scan_lines.sql removes
--- it): how many were read, and how many differ (a file whose offsets are off: \r\n line ends).
+-- against the lines the scan hashed ({lines}: lines_cards or lines_rulings, filled in by
+-- pipeline/normalize/delta.py; h, with $ignore removed as scan_lines.sql removes it): how many
+-- were read, and how many differ (a file whose offsets are off: \r\n line ends).
 WITH copied AS (
     SELECT row_number() OVER () - 1 AS i, line
     FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
@@ -13,7 +14,6 @@ WITH copied AS (
 SELECT (SELECT count(*) FROM copied) AS read,
        (SELECT count(*)
         FROM texts AS t
-        JOIN (SELECT ord, h FROM lines_cards WHERE $table = 'lines_cards'
-              UNION ALL SELECT ord, h FROM lines_rulings WHERE $table = 'lines_rulings') AS l USING (ord)
+        JOIN {lines} AS l USING (ord)
         WHERE hash(CASE WHEN $ignore IS NULL THEN t.line ELSE regexp_replace(t.line, $ignore, '', 'g') END)
               IS DISTINCT FROM l.h) AS wrong;
