@@ -7,12 +7,6 @@ UNION ALL SELECT 'ruling_sighting.ruling_id', s.sighting_id FROM ruling_sighting
 UNION ALL SELECT 'ruling_sighting.doc_id', s.sighting_id FROM ruling_sighting s ANTI JOIN raw_document d USING (doc_id)
 UNION ALL SELECT 'ruling_translation.ruling_id', t.ruling_id FROM ruling_translation t ANTI JOIN ruling r USING (ruling_id)
 UNION ALL SELECT 'raw_document.run_id', d.doc_id FROM raw_document d ANTI JOIN sync_run r USING (run_id)
-UNION ALL SELECT 'ruling_rule.ruling_id', l.ruling_id FROM ruling_rule l ANTI JOIN ruling r USING (ruling_id)
-UNION ALL SELECT 'ruling_rule.rule', l.rule_number FROM ruling_rule l
-    ANTI JOIN cr_rule r ON r.number = l.rule_number AND r.effective_date = l.effective_date
-UNION ALL SELECT 'card_rule.oracle_id', l.oracle_id FROM card_rule l ANTI JOIN card c USING (oracle_id)
-UNION ALL SELECT 'card_rule.rule', l.rule_number FROM card_rule l
-    ANTI JOIN cr_rule r ON r.number = l.rule_number AND r.effective_date = l.effective_date
 UNION ALL SELECT 'cr_edition.doc_id', CAST(e.effective_date AS VARCHAR) FROM cr_edition e ANTI JOIN raw_document d USING (doc_id)
 UNION ALL SELECT 'query_card.oracle_id', q.oracle_id FROM query_card q ANTI JOIN card c USING (oracle_id)
 UNION ALL SELECT 'card.query', c.oracle_id FROM card c ANTI JOIN query_card q USING (oracle_id);

@@ -13,6 +13,4 @@ UNION ALL SELECT 'change_event', run_id || '/' || seq FROM change_event GROUP BY
 UNION ALL SELECT 'retired_ruling', ruling_id FROM retired_ruling GROUP BY ALL HAVING count(*) > 1
 UNION ALL SELECT 'cr_edition', CAST(effective_date AS VARCHAR) FROM cr_edition GROUP BY ALL HAVING count(*) > 1
 UNION ALL SELECT 'cr_rule', effective_date || '/' || number FROM cr_rule GROUP BY effective_date, number HAVING count(*) > 1
-UNION ALL SELECT 'cr_glossary', effective_date || '/' || term FROM cr_glossary GROUP BY effective_date, term HAVING count(*) > 1
-UNION ALL SELECT 'ruling_rule', ruling_id || '/' || rule_number || '/' || method FROM ruling_rule GROUP BY ruling_id, rule_number, method HAVING count(*) > 1
-UNION ALL SELECT 'card_rule', oracle_id || '/' || rule_number || '/' || method FROM card_rule GROUP BY oracle_id, rule_number, method HAVING count(*) > 1;
+UNION ALL SELECT 'cr_glossary', effective_date || '/' || term FROM cr_glossary GROUP BY effective_date, term HAVING count(*) > 1;

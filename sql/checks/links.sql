@@ -1,5 +1,6 @@
--- The rules links (ruling_rule, card_rule) of a delta load that merged them whole: keys and
--- references of every link, as in sql/checks/unique_keys.sql and references.sql.
+-- The rules links (ruling_rule, card_rule): every link's key is unique, and every link points at
+-- a ruling or card and a rule that exist. Returns one row per broken rule. A delta load that
+-- answers for the links by scope runs sql/checks/delta/links_scoped.sql instead.
 SELECT 'ruling_rule key' AS chk, ruling_id || '/' || rule_number || '/' || method AS k FROM ruling_rule
     GROUP BY ruling_id, rule_number, method HAVING count(*) > 1
 UNION ALL SELECT 'card_rule key', oracle_id || '/' || rule_number || '/' || method FROM card_rule
