@@ -2,9 +2,11 @@
 -- reversible card's faces) does not bring all the printings of this one.
 DELETE FROM n_card WHERE oracle_id NOT IN (SELECT oracle_id FROM d_dirty);
 
--- The cards whose rulings are kept: those of the warehouse not derived again, and n_card.
+-- The cards whose rulings are kept: those of the warehouse not derived again, and n_card; looked
+-- at only for the cards of the rulings read (50_sighting.sql).
 CREATE OR REPLACE TEMP VIEW n_known_card AS
-SELECT oracle_id FROM card WHERE oracle_id NOT IN (SELECT oracle_id FROM d_dirty)
+SELECT oracle_id FROM card
+WHERE oracle_id IN (SELECT oracle_id FROM ruling_object) AND oracle_id NOT IN (SELECT oracle_id FROM d_dirty)
 UNION ALL
 SELECT oracle_id FROM n_card;
 
