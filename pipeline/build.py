@@ -358,7 +358,8 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
                 scans.wait(interrupt=True)
             raise
         with timing.phase("build.lines"):  # what the scans take beyond the read
-            indexed = scans is not None and delta.stage_line_files(con, *pair, cache_dir, materialize=False, scans=scans)
+            indexed = scans is not None \
+                and delta.stage_line_files(con, *pair, cache_dir, materialize=False, scans=scans)
         duck.derive_records(con)
         if len(queries) > 1:
             con.execute(read_sql("normalize/query_card_views.sql"),

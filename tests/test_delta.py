@@ -337,6 +337,28 @@ def test_a_full_read_that_gives_way_to_the_python_path_leaves_no_line_scan_behin
     assert not [p.name for p in (settings.cache_dir / "lines").glob(".*")]
 
 
+def test_a_delta_that_meets_a_text_that_is_not_plain_works_it_out_in_python(settings, synth, caplog):
+    """The Python text functions are registered only when a build meets a text the SQL macros do
+    not cover (pipeline/normalize/duck.py variants): a day that adds such a ruling (made up here:
+    a ligature and a non-breaking space, which Unicode normalization changes) is still a delta,
+    and gives the tables a rebuild gives."""
+    base = Day(synth)
+    days = [base]
+    oracle_id = base.oracle_of(base.cards[0])
+
+    def unusual(day):
+        at = day.rulings_of(oracle_id)[-1] + 1
+        day.rulings.insert(at, {"object": "ruling", "oracle_id": oracle_id, "source": "wotc",
+                                "published_at": "2021-06-18", "comment": "\u00c6ther \ufb01nds\u00a0its way."})
+
+    _edited(days, unusual)
+    synced, rebuilt, deltas = sync_then_rebuild(settings, days, caplog)
+    assert synced == rebuilt
+    assert len(deltas) == 1 and "changed line(s)" in deltas[0]
+    assert query(settings.data_dir, "SELECT match_key FROM ruling WHERE text LIKE '%ther%nds%'") == [
+        ("\u00e6ther finds its way.",)]
+
+
 def test_prices_and_ranks_that_change_every_day_do_not_make_a_card_line_changed(settings, synth, caplog):
     """Scryfall's card objects carry prices and ranks that change daily; casefile does not read
     them, so a day where only they move, a rank comes or goes (and a few cards get errata) is
@@ -417,7 +439,8 @@ BROKEN_DELTAS = {
     "a sighting deleted from under its ruling": (
         "DELETE FROM n_ruling_sighting WHERE ruling_id = (SELECT min(ruling_id) FROM n_ruling_sighting "
         "WHERE ruling_id IN (SELECT ruling_id FROM n_ruling_sighting GROUP BY ruling_id HAVING count(*) = 1) "
-        "AND ruling_id NOT IN (SELECT ruling_id FROM ruling_sighting ANTI JOIN scope_ruling_sighting USING (sighting_id)))",
+        "AND ruling_id NOT IN (SELECT ruling_id FROM ruling_sighting "
+        "ANTI JOIN scope_ruling_sighting USING (sighting_id)))",
         "rulings_have_provenance"),
 }
 

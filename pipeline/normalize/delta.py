@@ -241,8 +241,8 @@ def _stage_lines_read(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Do
             continue
         path = stem.with_name(f"{stem.name}-{label}.jsonl")
         ords, commas = copy_lines(con, doc.path, chosen, path)
-        con.execute("CREATE OR REPLACE TEMP TABLE parsed_line AS SELECT CAST(unnest(range(len($ords))) AS BIGINT) AS i, "
-                    "CAST(unnest($ords) AS BIGINT) AS ord, CAST(unnest($commas) AS BOOLEAN) AS comma",
+        con.execute("CREATE OR REPLACE TEMP TABLE parsed_line AS SELECT CAST(unnest(range(len($ords))) AS BIGINT) "
+                    "AS i, CAST(unnest($ords) AS BIGINT) AS ord, CAST(unnest($commas) AS BOOLEAN) AS comma",
                     {"ords": ords, "commas": commas})
         verify = read_sql("delta/verify_lines.sql").replace(
             "{lines}", "lines_cards" if label == "cards" else "lines_rulings")
