@@ -367,8 +367,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
                          "queries": [q for q, _ in sorted(scryfall_views)]})
         skipped, total = _refusals(con, docs, order)
         unknown = Counter(duck.unknown_fields(con, docs))
-        if indexed:
-            delta.index_full(con, *pair, query, cache_dir)
+        indexed = indexed and delta.index_full(con, *pair, query, cache_dir)
         scope = ()
     duck.release_objects(con)
     release_scans(con)  # the line scans kept in memory for this build
@@ -382,6 +381,8 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
         if pages is not None:
             _append_reconciled(con, pages)
             unmatched = len(pages.unmatched_translations)
+        if indexed:  # the rulings' keys complete the object index (normalize/delta.py)
+            delta.index_ruling_keys(con, pair[1], query, cache_dir)
     tables: dict[str, Rows] = {t: f"n_{t}" for t in duck.TABLES}
     if len(queries) <= 1:
         con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "

@@ -40,7 +40,7 @@ from .. import timing
 from ..resources import read_sql
 from ..sqlexec import run_script
 from . import duck
-from .lines import LineScans, copy_lines, load_table, object_index_file, save_table, stage_lines
+from .lines import LineScans, copy_lines, load_table, object_index_file, ruling_keys_file, save_table, stage_lines
 
 log = logging.getLogger(__name__)
 
@@ -118,17 +118,30 @@ def index_full(con, cards: duck.Doc, rulings: duck.Doc, query: str, cache_dir: P
     return True
 
 
+def index_ruling_keys(con, rulings: duck.Doc, query: str, cache_dir: Path) -> None:
+    """After a full build's reconciliation (n_ruling): the ruling keys of its view, which complete
+    the object index that ``index_full`` saved (the next delta finds a partition's rulings by
+    them, not by working out every ruling's symbol-free key: ``sql/delta/partitions.sql``)."""
+    try:
+        save_table(con, f"({read_sql('delta/index_ruling_keys.sql')})", ruling_keys_file(cache_dir, rulings.sha256, query))
+    except (OSError, duckdb.IOException) as exc:  # the next sync is a full build
+        log.warning("cannot write the ruling keys to %s: %s", cache_dir, str(exc).splitlines()[0])
+
+
 def _save_index(con, cards: duck.Doc, rulings: duck.Doc, query: str, cache_dir: Path) -> None:
     save_table(con, "n_card_line", object_index_file(cache_dir, cards.sha256, cards.kind, query, VOLATILE_CARD_FIELDS))
     save_table(con, "n_ruling_line", object_index_file(cache_dir, rulings.sha256, rulings.kind, query))
+    save_table(con, "n_ruling_key", ruling_keys_file(cache_dir, rulings.sha256, query))
 
 
 def _load_index(con, previous: tuple[str, str], query: str, cache_dir: Path) -> bool:
-    """old_card_line and old_ruling_line: the object index of the previous view's files."""
+    """old_card_line, old_ruling_line and old_ruling_key: the object index of the previous
+    view's files, and its ruling keys."""
     cards_sha, rulings_sha = previous
     cards_index = object_index_file(cache_dir, cards_sha, "bulk-cards", query, VOLATILE_CARD_FIELDS)
     return load_table(con, "old_card_line", cards_index) \
-        and load_table(con, "old_ruling_line", object_index_file(cache_dir, rulings_sha, "bulk-rulings", query))
+        and load_table(con, "old_ruling_line", object_index_file(cache_dir, rulings_sha, "bulk-rulings", query)) \
+        and load_table(con, "old_ruling_key", ruling_keys_file(cache_dir, rulings_sha, query))
 
 
 def build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cache_dir: Path | None,
@@ -274,4 +287,5 @@ def _stage_lines_read(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Do
     return True
 
 
-__all__ = ["SCOPED_TABLES", "Outcome", "build", "bulk_docs", "index_full", "stage_line_files", "start_line_scans"]
+__all__ = ["SCOPED_TABLES", "Outcome", "build", "bulk_docs", "index_full", "index_ruling_keys", "stage_line_files",
+           "start_line_scans"]

@@ -46,6 +46,14 @@ def object_index_file(cache_dir: Path, sha256: str, kind: str, query: str, ignor
     return cache_dir / "lines" / f"{sha256}-{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
 
 
+def ruling_keys_file(cache_dir: Path, sha256: str, query: str) -> Path:
+    """Where the ruling keys of a bulk view are kept (normalize/delta.py): the rulings whose match
+    key is not their partition's symbol-free key, with that key. A function of the rulings file's
+    bytes and of the view's query (whose cards' rulings are kept), like the object index."""
+    tag = "keys-" + hashlib.sha256(query.encode()).hexdigest()[:16]
+    return cache_dir / "lines" / f"{sha256}-{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
+
+
 def save_table(con: duckdb.DuckDBPyConnection, source: str, target: Path, params: dict | None = None) -> None:
     """Write a TEMP table, or the rows of a query (``source`` in parentheses), to a parquet file
     of the cache: whole, then renamed into place."""

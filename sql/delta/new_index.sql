@@ -10,6 +10,15 @@ FROM d_new_card;
 CREATE OR REPLACE TEMP TABLE n_ruling_line AS
 SELECT h, n, oracle_h, new_position AS position, refused FROM d_ruling_pos;
 
+-- The ruling keys of the new view (index_ruling_keys.sql): those of the rulings kept, and those
+-- of the rulings of the partitions reconciled again.
+CREATE OR REPLACE TEMP TABLE n_ruling_key AS
+SELECT * FROM old_ruling_key WHERE ruling_id NOT IN (SELECT ruling_id FROM scope_ruling)
+UNION ALL
+SELECT ruling_id, source, CAST(published_at AS VARCHAR) AS published_at, symbol_free_key
+FROM n_ruling
+WHERE symbol_free_key IS DISTINCT FROM match_key;
+
 -- Records read and refused, as refused.sql counts them for a full read: the card objects the
 -- query keeps, and every ruling.
 WITH card_lines AS (SELECT DISTINCT h, n, kept, refused FROM n_card_line)

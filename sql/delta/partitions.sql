@@ -8,8 +8,8 @@ SELECT r.source, CAST(r.published_at AS VARCHAR), cf_symbol_free_key(r.match_key
 FROM ruling AS r WHERE r.ruling_id IN (SELECT ruling_id FROM d_variant_gone);
 
 -- The warehouse's rulings in those partitions, every column (the load's scope_ruling: see
--- scopes.sql). A match key is its own symbol-free key unless it holds a symbol or a space
--- before punctuation: the cheap test first.
+-- scopes.sql): those whose match key is the partition's symbol-free key, and those the ruling
+-- keys of the previous view (old_ruling_key, from the cache) put there.
 CREATE OR REPLACE TEMP TABLE scope_ruling AS
 SELECT r.*
 FROM ruling AS r
@@ -17,10 +17,10 @@ JOIN d_partition AS p
     ON p.source = r.source AND p.published_at = CAST(r.published_at AS VARCHAR) AND p.bare = r.match_key
 UNION
 SELECT r.*
-FROM (SELECT * FROM ruling WHERE contains(match_key, '{') OR regexp_matches(match_key, ' [.,;:!?)\]]')) AS r
-JOIN d_partition AS p
-    ON p.source = r.source AND p.published_at = CAST(r.published_at AS VARCHAR)
-   AND p.bare = cf_symbol_free_key(r.match_key);
+FROM ruling AS r
+SEMI JOIN (SELECT k.ruling_id FROM old_ruling_key AS k
+           JOIN d_partition AS p ON p.source = k.source AND p.published_at = k.published_at
+                                AND p.bare = k.symbol_free_key) AS k USING (ruling_id);
 
 -- The new sightings outside those partitions keep the ruling of their variant: a variant the
 -- warehouse has is in the partition of its ruling, so it is outside them when its ruling is
