@@ -438,6 +438,9 @@ BROKEN_DELTAS = {
     "a ruling of cards not derived again put in scope, so deleted under their sightings": (
         "INSERT INTO scope_ruling SELECT * FROM ruling "
         "WHERE ruling_id NOT IN (SELECT ruling_id FROM n_ruling) ORDER BY ruling_id LIMIT 1", "references"),
+    "a set its unchanged printings name, not staged": (
+        "DELETE FROM n_card_set WHERE set_code = (SELECT min(set_code) FROM printing "
+        "WHERE set_code NOT IN (SELECT set_code FROM n_printing))", "references"),
     "a sighting deleted from under its ruling": (
         "DELETE FROM n_ruling_sighting WHERE ruling_id = (SELECT min(ruling_id) FROM n_ruling_sighting "
         "WHERE ruling_id IN (SELECT ruling_id FROM n_ruling_sighting GROUP BY ruling_id HAVING count(*) = 1) "

@@ -159,6 +159,9 @@ def _before_views(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...]) -> Non
     for table in ("card", "ruling", "card_ruling"):
         source = f"apply_before_{table}" if table in scope else table
         con.execute(f"CREATE OR REPLACE TEMP VIEW old_{table} AS SELECT * FROM {source}")
+    if scope:  # the sets the card_set merge will remove, for the checks of a delta load
+        con.execute("CREATE OR REPLACE TEMP TABLE apply_gone_card_set AS "
+                    "SELECT set_code FROM card_set ANTI JOIN stage_card_set USING (set_code)")
 
 
 def _apply_scoped(con: duckdb.DuckDBPyConnection, table: str,
