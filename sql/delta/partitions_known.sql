@@ -11,9 +11,14 @@
 -- and flags. A variant not among them counts as new, and one of theirs not seen again as gone,
 -- even if another card has it: its partition is then reconciled again for nothing, which costs a
 -- little time and changes no row.
-CREATE OR REPLACE TEMP TABLE d_old_sighting AS
+-- (d_sighted_sighting: those sightings, every column, read once: with d_partition_sighting of
+-- partitions.sql they are the load's scope_ruling_sighting, scopes.sql.)
+CREATE OR REPLACE TEMP TABLE d_sighted_sighting AS
+SELECT * FROM ruling_sighting WHERE oracle_id IN (SELECT oracle_id FROM d_sighted);
+
+CREATE OR REPLACE TEMP VIEW d_old_sighting AS
 SELECT source_as_seen AS source, CAST(date_as_seen AS VARCHAR) AS date_as_seen, text_as_seen, ruling_id, flags
-FROM ruling_sighting WHERE oracle_id IN (SELECT oracle_id FROM d_sighted);
+FROM d_sighted_sighting;
 
 CREATE OR REPLACE TEMP TABLE d_variant_known AS
 SELECT DISTINCT o.source, o.date_as_seen, o.text_as_seen, o.ruling_id, o.flags

@@ -10,6 +10,7 @@ SELECT * FROM printing WHERE oracle_id IN (SELECT oracle_id FROM d_dirty);
 CREATE OR REPLACE TEMP TABLE scope_card_ruling AS
 SELECT * FROM card_ruling
 WHERE ruling_id IN (SELECT ruling_id FROM scope_ruling) OR oracle_id IN (SELECT oracle_id FROM d_sighted);
+-- The sightings of the cards in d_sighted and those of the partitions reconciled again, which
+-- partitions_known.sql and partitions.sql read.
 CREATE OR REPLACE TEMP TABLE scope_ruling_sighting AS
-SELECT * FROM ruling_sighting
-WHERE ruling_id IN (SELECT ruling_id FROM scope_ruling) OR oracle_id IN (SELECT oracle_id FROM d_sighted);
+SELECT * FROM d_sighted_sighting UNION ALL SELECT * FROM d_partition_sighting;
