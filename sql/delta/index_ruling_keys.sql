@@ -1,7 +1,10 @@
--- The ruling keys of a build's view (sql/normalize/60_reconcile.sql n_ruling): the rulings whose
--- match key is not the symbol-free key of their partition (a key that holds a symbol or a space
--- before punctuation), with that key. Every other ruling's match key is its partition's key.
--- Written to the cache beside the object index (pipeline/normalize/delta.py index_ruling_keys).
-SELECT ruling_id, source, CAST(published_at AS VARCHAR) AS published_at, symbol_free_key
+-- The ruling keys of a build's view (n_ruling, sql/normalize/60_reconcile.sql): the rulings whose
+-- match key is not the symbol-free key of their partition, with that key. A ruling's partition
+-- key is its match key's symbol-free key, which differs from it only where the match key holds a
+-- symbol or a space before punctuation (the cheap test first). Written to the cache beside the
+-- object index (pipeline/normalize/delta.py index_ruling_keys); the delta's new ones by
+-- new_index.sql.
+SELECT ruling_id, source, CAST(published_at AS VARCHAR) AS published_at, cf_symbol_free_key(match_key) AS symbol_free_key
 FROM n_ruling
-WHERE symbol_free_key IS DISTINCT FROM match_key
+WHERE (contains(match_key, '{') OR regexp_matches(match_key, ' [.,;:!?)\]]'))
+  AND cf_symbol_free_key(match_key) <> match_key

@@ -17,7 +17,7 @@ WITH grouped AS (
     SELECT source, published_at, bare, any_value(key) AS key, count(*) AS n
     FROM keyed WHERE has_symbols GROUP BY ALL
 ), targeted AS (
-    SELECT k.source, k.published_at, k.key, k.bare,
+    SELECT k.source, k.published_at, k.key,
            CASE WHEN NOT k.has_symbols AND s.n = 1 THEN s.key ELSE k.key END AS ruling_key,
            coalesce(NOT k.has_symbols AND s.n = 1, false) AS symbols_lost
     FROM keyed AS k
@@ -27,18 +27,16 @@ WITH grouped AS (
     SELECT *, 'r' || left(sha256(source || chr(31) || coalesce(published_at, '') || chr(31) || ruling_key), 15) AS ruling_id
     FROM targeted
 )
-SELECT v.source, v.date_as_seen, v.text_as_seen, v.canon, v.score, g.ruling_id, g.ruling_key, g.symbols_lost, g.bare
+SELECT v.source, v.date_as_seen, v.text_as_seen, v.canon, v.score, g.ruling_id, g.ruling_key, g.symbols_lost
 FROM n_variant AS v
 JOIN n_group AS g
     ON g.source = v.source AND g.published_at IS NOT DISTINCT FROM v.date_as_seen AND g.key = v.key;
 
 -- A ruling's text: a copy with its symbols, then the best typography, then the least text.
--- symbol_free_key (its partition's, not a column of the warehouse's ruling): what a delta build
--- finds the rulings of a partition by (pipeline/normalize/delta.py, the ruling keys).
 CREATE OR REPLACE TEMP TABLE n_ruling AS
 SELECT ruling_id, any_value(source) AS source, any_value(date_as_seen) AS published_at,
        arg_min(canon, {'lost': symbols_lost, 'score': -score, 'canon': canon}) AS text,
-       any_value(ruling_key) AS match_key, any_value(bare) AS symbol_free_key
+       any_value(ruling_key) AS match_key
 FROM n_variant_ruling
 GROUP BY ruling_id;
 
