@@ -1,8 +1,9 @@
 -- The rows of {table} a delta load answers for, as they are before it (apply_before_{table}):
 -- those the build read (scope_{table}), and the rows of any key it staged that they do not
 -- hold, so that a staged key is always compared with the row the warehouse has for it. The
--- warehouse is looked at again only for such keys (apply_outside_{table}), which a delta build
--- does not stage: pipeline/load/warehouse.py runs the last statement when there are any.
+-- warehouse is looked at again for the staged keys outside scope_{table} (apply_outside_{table}:
+-- new keys, or a key whose row the build did not read), and only when there are any:
+-- pipeline/load/warehouse.py runs the last statement then.
 -- Filled in by pipeline/load/warehouse.py with identifiers only.
 CREATE OR REPLACE TEMP TABLE apply_before_{table} AS SELECT * FROM scope_{table};
 
