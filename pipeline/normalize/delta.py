@@ -123,7 +123,8 @@ def index_ruling_keys(con, rulings: duck.Doc, query: str, cache_dir: Path) -> No
     the object index that ``index_full`` saved (the next delta finds a partition's rulings by
     them, not by working out every ruling's symbol-free key: ``sql/delta/partitions.sql``)."""
     try:
-        save_table(con, f"({read_sql('delta/index_ruling_keys.sql')})", ruling_keys_file(cache_dir, rulings.sha256, query))
+        con.execute(read_sql("delta/index_ruling_keys.sql"))
+        save_table(con, "(SELECT * FROM d_ruling_key)", ruling_keys_file(cache_dir, rulings.sha256, query))
     except (OSError, duckdb.IOException) as exc:  # the next sync is a full build
         log.warning("cannot write the ruling keys to %s: %s", cache_dir, str(exc).splitlines()[0])
 
@@ -228,6 +229,7 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
     for name in ("normalize/60_reconcile.sql", "delta/mapped.sql", "normalize/65_card_ruling.sql"):
         run_script(con, read_sql(name))
     run_script(con, read_sql("delta/scopes.sql"), {"query": query})
+    con.execute(read_sql("delta/index_ruling_keys.sql"))
     objects, refused = run_script(con, read_sql("delta/new_index.sql")).fetchone()
     try:
         _save_index(con, cards, rulings, query, cache_dir)

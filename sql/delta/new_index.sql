@@ -11,14 +11,11 @@ CREATE OR REPLACE TEMP TABLE n_ruling_line AS
 SELECT h, n, oracle_h, new_position AS position, refused FROM d_ruling_pos;
 
 -- The ruling keys of the new view: those of the rulings kept, and those of the rulings of the
--- partitions reconciled again (as index_ruling_keys.sql finds them).
+-- partitions reconciled again (d_ruling_key, index_ruling_keys.sql).
 CREATE OR REPLACE TEMP TABLE n_ruling_key AS
 SELECT * FROM old_ruling_key WHERE ruling_id NOT IN (SELECT ruling_id FROM scope_ruling)
 UNION ALL
-SELECT ruling_id, source, CAST(published_at AS VARCHAR) AS published_at, cf_symbol_free_key(match_key)
-FROM n_ruling
-WHERE (contains(match_key, '{') OR regexp_matches(match_key, ' [.,;:!?)\]]'))
-  AND cf_symbol_free_key(match_key) <> match_key;
+SELECT * FROM d_ruling_key;
 
 -- Records read and refused, as refused.sql counts them for a full read: the card objects the
 -- query keeps, and every ruling.
