@@ -274,7 +274,7 @@ def run_checks(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...] = (),
     """
     if not set(SCOPED_TABLES) <= set(scope):
         return _failing(con, [(path.stem, path.read_text("utf-8")) for path in sql_files("checks")])
-    checks = [("accepted_values", "checks/accepted_values.sql")]
+    checks = [("accepted_values", "checks/accepted_values.sql"), ("unique_keys_merged", "checks/unique_keys_merged.sql")]
     checks += [(name, f"checks/delta/{name}.sql") for name in ("unique_keys", "references", "rulings_have_provenance")]
     # the rules links: by scope when the delta answers for them so, else whole
     checks.append(("links_scoped", "checks/delta/links_scoped.sql") if set(LINK_TABLES) <= set(scope)
