@@ -353,21 +353,23 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
         try:
             with timing.phase("build.read"):
                 duck.stage_documents(con, docs)
+            with timing.phase("build.lines"):  # what the scans take beyond the read
+                indexed = scans is not None \
+                    and delta.stage_line_files(con, *pair, cache_dir, materialize=False, scans=scans)
+            duck.derive_records(con)
+            if len(queries) > 1:
+                con.execute(read_sql("normalize/query_card_views.sql"),
+                            {"run_ids": [run.run_id for _, run in sorted(scryfall_views.items())],
+                             "queries": [q for q, _ in sorted(scryfall_views)]})
+            skipped, total = _refusals(con, docs, order)
+            unknown = Counter(duck.unknown_fields(con, docs))
+            indexed = indexed and delta.index_full(con, *pair, query, cache_dir)
         except BaseException:
             if scans is not None:
-                scans.wait(interrupt=True)
+                scans.finish(interrupt=True)
             raise
-        with timing.phase("build.lines"):  # what the scans take beyond the read
-            indexed = scans is not None \
-                and delta.stage_line_files(con, *pair, cache_dir, materialize=False, scans=scans)
-        duck.derive_records(con)
-        if len(queries) > 1:
-            con.execute(read_sql("normalize/query_card_views.sql"),
-                        {"run_ids": [run.run_id for _, run in sorted(scryfall_views.items())],
-                         "queries": [q for q, _ in sorted(scryfall_views)]})
-        skipped, total = _refusals(con, docs, order)
-        unknown = Counter(duck.unknown_fields(con, docs))
-        indexed = indexed and delta.index_full(con, *pair, query, cache_dir)
+        if scans is not None:
+            scans.finish()  # the scans' writes to the cache, which ran meanwhile
         scope = ()
     duck.release_objects(con)
     release_scans(con)  # the line scans kept in memory for this build

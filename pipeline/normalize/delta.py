@@ -169,9 +169,23 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
     pair = bulk_docs(docs)
     if pair is None or previous is None or cache_dir is None:
         return None
-    cards, rulings = pair
+    scans = start_line_scans(con, *pair, cache_dir)  # while the previous index is read
+    try:
+        outcome = _build_on(con, docs, query, cache_dir, previous, scans)
+    except Exception:
+        scans.finish()  # the scans written to the cache serve the full build that follows
+        raise
+    except BaseException:
+        scans.finish(interrupt=True)
+        raise
+    scans.finish()
+    return outcome
+
+
+def _build_on(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cache_dir: Path,
+              previous: tuple[str, str], scans: LineScans) -> Outcome | None:
+    cards, rulings = bulk_docs(docs)
     with timing.phase("build.lines"):
-        scans = start_line_scans(con, cards, rulings, cache_dir)  # while the previous index is read
         try:
             indexed = _load_index(con, previous, query, cache_dir)
         finally:

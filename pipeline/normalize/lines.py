@@ -107,16 +107,18 @@ SCANS = "casefile_scans"
 
 class LineScans:
     """The scans of the files (path, sha256, ignore) that are not in the cache yet, each on a
-    cursor of its own, into the cache, running while the caller goes on: a full build reads the
-    documents meanwhile, a delta build reads the previous files' index (DuckDB's JSON reader does
-    not keep both cores of the benchmark machine busy, and a rebuild without the cache takes some
-    0.12 s less at 1×: README "Performance"). Each scan is also kept in memory (``SCANS``), so
-    that the build does not read it back from the cache. ``wait`` returns whether every scan
-    could be made and written."""
+    cursor of its own, running while the caller goes on: a full build reads the documents
+    meanwhile, a delta build reads the previous files' index (DuckDB's JSON reader does not keep
+    both cores of the benchmark machine busy, and a rebuild without the cache takes some 0.12 s
+    less at 1×: README "Performance"). Each scan is made in memory (``SCANS``), where the build
+    reads it. ``wait`` returns whether every scan could be made, and starts writing them to the
+    cache; ``finish`` waits for those writes: they run while the build goes on, which keeps one
+    core busy most of the time, instead of while the scans still take both cores."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, files: list[tuple[Path, str, str | None]], cache_dir: Path):
+        self._con = con
         self._cursors: list[duckdb.DuckDBPyConnection] = []
-        self.kept: dict[Path, str] = {}  # cache file -> the in-memory table that holds the same scan
+        self.kept: dict[Path, str] = {}  # cache file -> the in-memory table that holds the scan
         jobs = []
         for path, sha256, ignore in files:
             cached = _cache_file(cache_dir, sha256, ignore)
@@ -124,23 +126,46 @@ class LineScans:
                 if not jobs:
                     con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {SCANS}")
                 self.kept[cached] = f"{SCANS}.main.scan_{len(self.kept)}_{secrets.token_hex(4)}"
-                self._cursors.append(con.cursor())
-                jobs.append((self._cursors[-1], path, cached, ignore, self.kept[cached]))
+                jobs.append((self._cursor(), path, ignore, self.kept[cached]))
         self._pool = ThreadPoolExecutor(max(1, len(jobs)))
-        self._futures = [self._pool.submit(_scan_to_cache, *job) for job in jobs]
+        self._futures = [self._pool.submit(_scan_in_memory, *job) for job in jobs]
+        self._saves: list = []
+
+    def _cursor(self) -> duckdb.DuckDBPyConnection:
+        self._cursors.append(self._con.cursor())
+        return self._cursors[-1]
 
     def wait(self, interrupt: bool = False) -> bool:
-        """Wait for the scans (``interrupt``: stop them first, the caller is giving up)."""
+        """Wait for the scans (``interrupt``: stop them first, the caller is giving up). When
+        every one was made, their writes to the cache start."""
         if interrupt:
-            for cursor in self._cursors:
-                try:
-                    cursor.interrupt()
-                except duckdb.Error:  # its scan is over, the cursor closed
-                    pass
-        try:  # a scan that fails or is interrupted returns False (logged by _scan_to_cache)
-            return all(future.result() for future in self._futures)
+            self._interrupt()
+        # a scan that fails or is interrupted returns False (logged by _scan_in_memory)
+        made = all(future.result() for future in self._futures)
+        if made and not interrupt and not self._saves:
+            self._saves = [self._pool.submit(_save_scan, self._cursor(), table, cached)
+                           for cached, table in self.kept.items()]
+        return made
+
+    def finish(self, interrupt: bool = False) -> None:
+        """Wait for the scans and their writes to the cache (a write that fails is logged: the
+        next build of the file scans it again); then the cursors are closed."""
+        if interrupt:
+            self._interrupt()
+        try:
+            for future in [*self._futures, *self._saves]:
+                future.result()
         finally:
             self._pool.shutdown()
+            for cursor in self._cursors:
+                cursor.close()
+
+    def _interrupt(self) -> None:
+        for cursor in self._cursors:
+            try:
+                cursor.interrupt()
+            except duckdb.Error:  # its work is over, the cursor closed
+                pass
 
 
 def stage_lines(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path, str | None, str | None]],
@@ -152,21 +177,26 @@ def stage_lines(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path, str
     ``scans``: those the caller started). Returns whether every file could be split in lines and
     is one whole object per line (its index usable)."""
     if cache_dir is None or not all(sha256 for _, _, sha256, _ in files):
-        return all(_scan(con, path, table, ignore) and _usable(con, table) for table, path, _, ignore in files)
-    if scans is None:
+        return all(_scan_to_temp(con, path, table, ignore) and _usable(con, table) for table, path, _, ignore in files)
+    own = scans is None
+    if own:
         scans = LineScans(con, [(path, sha256, ignore) for _, path, sha256, ignore in files], cache_dir)
-    if not scans.wait():
-        return False
-    for table, _, sha256, ignore in files:
-        cached = _cache_file(cache_dir, sha256, ignore)
-        _clear(con, table)
-        if cached in scans.kept:
-            con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM {scans.kept[cached]}")
-        elif materialize:
-            load_table(con, table, cached)
-        else:  # read once or twice: a view over the file
-            con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM read_parquet({_quoted(cached)})")
-    return all(_usable(con, table) for table, _, _, _ in files)
+    try:
+        if not scans.wait():
+            return False
+        for table, _, sha256, ignore in files:
+            cached = _cache_file(cache_dir, sha256, ignore)
+            _clear(con, table)
+            if cached in scans.kept:
+                con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM {scans.kept[cached]}")
+            elif materialize:
+                load_table(con, table, cached)
+            else:  # read once or twice: a view over the file
+                con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM read_parquet({_quoted(cached)})")
+        return all(_usable(con, table) for table, _, _, _ in files)
+    finally:
+        if own:
+            scans.finish()
 
 
 def release_scans(con: duckdb.DuckDBPyConnection) -> None:
@@ -174,33 +204,40 @@ def release_scans(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(f"DETACH DATABASE IF EXISTS {SCANS}")
 
 
-def _scan(con: duckdb.DuckDBPyConnection, path: Path, table: str, ignore: str | None) -> bool:
-    """TEMP TABLE ``table`` from a scan of the file; False if DuckDB cannot split it in lines."""
+def _scan(con: duckdb.DuckDBPyConnection, path: Path, target: str, ignore: str | None) -> bool:
+    """Table ``target`` (a name chosen by code: a TEMP table's, or one of ``SCANS``) from a scan
+    of the file; False if DuckDB cannot split it in lines."""
+    kind = "TABLE" if target.startswith(f"{SCANS}.") else "TEMP TABLE"
+    script = read_sql("delta/scan_lines.sql").replace("{scan_table}", f"{kind} {target}").replace("{scan}", target)
     try:
-        run_script(con, read_sql("delta/scan_lines.sql"), {"file": str(path), "ignore": ignore})
+        run_script(con, script, {"file": str(path), "ignore": ignore})
     except duckdb.Error as exc:  # a line longer than the reader takes, a broken gzip stream...
         log.info("no line index for %s: %s", path.name, str(exc).splitlines()[0])
         return False
-    _clear(con, table)
-    con.execute(f"ALTER TABLE line_scan RENAME TO {table}")
     return True
 
 
-def _scan_to_cache(cursor: duckdb.DuckDBPyConnection, path: Path, cached: Path, ignore: str | None,
-                   kept: str) -> bool:
-    """Scan the file on its own cursor into the cache (written whole, then renamed) and into
-    the in-memory table ``kept``."""
+def _scan_to_temp(con: duckdb.DuckDBPyConnection, path: Path, table: str, ignore: str | None) -> bool:
+    """TEMP TABLE ``table`` from a scan of the file (no cache)."""
+    _clear(con, table)
+    return _scan(con, path, table, ignore)
+
+
+def _scan_in_memory(cursor: duckdb.DuckDBPyConnection, path: Path, ignore: str | None, kept: str) -> bool:
+    """Scan the file on its own cursor into the in-memory table ``kept``."""
     try:
-        if not _scan(cursor, path, "line_scanned", ignore):
-            return False
-        save_table(cursor, "line_scanned", cached)
-        cursor.execute(f"CREATE TABLE {kept} AS SELECT * FROM line_scanned")
-        return True
-    except (OSError, duckdb.Error) as exc:  # the cache cannot be written (a full disk): no delta
-        log.warning("cannot write %s: %s", cached, str(exc).splitlines()[0])
+        return _scan(cursor, path, kept, ignore)
+    except duckdb.Error as exc:  # interrupted
+        log.info("no line index for %s: %s", path.name, str(exc).splitlines()[0])
         return False
-    finally:
-        cursor.close()
+
+
+def _save_scan(cursor: duckdb.DuckDBPyConnection, kept: str, cached: Path) -> None:
+    """Write the scan held in ``kept`` to the cache (whole, then renamed)."""
+    try:
+        save_table(cursor, kept, cached)
+    except (OSError, duckdb.Error) as exc:  # the cache cannot be written (a full disk)
+        log.warning("cannot write %s: %s", cached, str(exc).splitlines()[0])
 
 
 def _usable(con: duckdb.DuckDBPyConnection, table: str) -> bool:

@@ -1,5 +1,6 @@
 -- The object lines of a bulk file ($file: a JSON array written one element per line, or JSON
--- lines; gzipped or not), as TEMP TABLE line_scan:
+-- lines; gzipped or not), as table {scan} (filled in by pipeline/normalize/lines.py, with
+-- {scan_table}: TEMP TABLE and a name, or TABLE and a name in an attached in-memory database):
 --   ord  the object's place in the file, as read_json numbers it (0, 1, ...)
 --   h    a hash of the line's text (the comma that separates array elements included: the last
 --        element of an array has none, so a line that stops being the last one reads as changed),
@@ -12,12 +13,13 @@
 -- hashed: the numbering works on small rows. A file with \r\n line ends gets offsets that miss
 -- the \r: read_lines checks each line it reads against its hash, so such a file is read whole.
 --
--- Three statements. The first hashes the lines on every thread into a table; a table made from
--- a single reader keeps the file's order (DuckDB's order preservation), so a line's rowid is its
--- place in the file. Numbering the lines while reading them (row_number() OVER ()) would read
--- on one thread only. The second gives each line the bytes and the objects before it with
--- running sums in the table's order (a streaming window: one pass, no sort); the third numbers
--- the repeated lines, which are few (a sort of every line by its hash took longer than the rest).
+-- The first statement hashes the lines on every thread into a table; a table made from a single
+-- reader keeps the file's order (DuckDB's order preservation), so a line's rowid is its place in
+-- the file. Numbering the lines while reading them (row_number() OVER ()) would read on one
+-- thread only. The second gives each line the bytes and the objects before it with running sums
+-- in the table's order (a streaming window: one pass, no sort); the next ones number the
+-- repeated lines, which are few (a sort of every line by its hash took longer than the rest):
+-- found first, so that a file without any costs an UPDATE that joins no row.
 CREATE OR REPLACE TEMP TABLE line_hashed AS
 SELECT strlen(line) AS len,
     hash(CASE WHEN $ignore IS NULL THEN line ELSE regexp_replace(line, $ignore, '', 'g') END) AS h,
@@ -26,7 +28,7 @@ SELECT strlen(line) AS len,
 FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
               auto_detect = false, strict_mode = false, max_line_size = 8388608);
 
-CREATE OR REPLACE TEMP TABLE line_scan AS
+CREATE OR REPLACE {scan_table} AS
 WITH placed AS (
     SELECT h, len, ok, frame,
         sum(len + 1) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - (len + 1) AS off,
@@ -36,9 +38,11 @@ WITH placed AS (
 SELECT CAST(ord AS BIGINT) AS ord, h, CAST(0 AS INTEGER) AS n, CAST(off AS BIGINT) AS off, CAST(len AS INTEGER) AS len, ok
 FROM placed WHERE NOT frame;
 
-UPDATE line_scan SET n = r.n
-FROM (SELECT ord, CAST(row_number() OVER (PARTITION BY h ORDER BY ord) - 1 AS INTEGER) AS n
-      FROM line_scan WHERE h IN (SELECT h FROM line_scan GROUP BY h HAVING count(*) > 1)) AS r
-WHERE line_scan.ord = r.ord AND r.n > 0;
+CREATE OR REPLACE TEMP TABLE line_repeated AS
+SELECT ord, CAST(row_number() OVER (PARTITION BY h ORDER BY ord) - 1 AS INTEGER) AS n
+FROM {scan} WHERE h IN (SELECT h FROM {scan} GROUP BY h HAVING count(*) > 1);
+
+UPDATE {scan} AS s SET n = r.n FROM line_repeated AS r WHERE s.ord = r.ord AND r.n > 0;
 
 DROP TABLE line_hashed;
+DROP TABLE line_repeated;
