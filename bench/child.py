@@ -51,7 +51,9 @@ def incremental_floor(run_dir: Path, db: Path) -> int:
              for kind, ignore in (("bulk-cards", VOLATILE_CARD_FIELDS), ("bulk-rulings", None))]
     con = open_writer(db)
     with tempfile.TemporaryDirectory(prefix="casefile-bench-cache-") as cache:
-        ok = LineScans(con, files, Path(cache)).wait()
+        scans = LineScans(con, files, Path(cache))
+        ok = scans.wait()
+        scans.finish()  # the scans' writes to the cache
     con.close()
     return 0 if ok else 1
 
