@@ -120,22 +120,6 @@ def test_syncing_twice_changes_nothing_and_rebuild_reproduces_it(data_dir, capsy
     assert [r[1] for r in rebuilt] == ["ok", "no_changes"]
 
 
-def test_a_warehouse_with_the_old_search_index_loses_it_at_its_next_load(data_dir, capsys):
-    """Older warehouses carry an index on card_ruling (ruling_id); sql/schema/005_indexes.sql
-    drops it (README "Performance": it cost every sync more than it saved a search)."""
-    db = data_dir / "warehouse" / "casefile.duckdb"
-    casefile(data_dir, "sync", "--offline")
-    con = duckdb.connect(str(db))
-    con.execute("CREATE INDEX card_ruling_by_ruling ON card_ruling (ruling_id)")
-    con.close()
-    before = snapshot(db)
-    assert scalar(db, "SELECT count(*) FROM duckdb_indexes()") == 1
-    assert casefile(data_dir, "sync", "--offline") == 0
-    assert "no changes" in capsys.readouterr().out
-    assert scalar(db, "SELECT count(*) FROM duckdb_indexes()") == 0
-    assert snapshot(db) == before
-
-
 def test_rebuild_skips_incomplete_runs(data_dir):
     casefile(data_dir, "sync", "--offline")
     db = data_dir / "warehouse" / "casefile.duckdb"
