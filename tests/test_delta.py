@@ -518,6 +518,36 @@ def test_a_cache_that_cannot_be_written_costs_the_delta_not_the_sync(settings, s
     assert query(settings.data_dir, "SELECT count(*) FROM sync_run") == [(2,)]
 
 
+def test_a_delta_sync_leaves_whole_scans_of_its_files_in_the_cache(settings, synth):
+    """A delta build writes the scans of the day's files to the cache while it builds on them
+    (pipeline/normalize/lines.py LineScans.finish): once the sync is over each one is there,
+    whole, with the lines a scan of the file gives, and no half-written file is left."""
+    import duckdb
+
+    from pipeline.normalize import lines
+    from pipeline.normalize.delta import VOLATILE_CARD_FIELDS
+
+    store = RawStore(settings.raw_dir)
+    base = Day(synth)
+    write_day(settings.raw_dir, base, 1)
+    load_pending(settings, store)
+    next_day = copy.deepcopy(base)
+    next_day.cards[3]["rarity"] = "special"
+    write_day(settings.raw_dir, next_day, 2)
+    assert [r.build for r in load_pending(settings, store)] == ["delta"]
+    run = read_run(settings.raw_dir / "20000102T000000.000000Z")
+    entries = {e.kind: e for e in read_manifest(run)}
+    con = duckdb.connect()
+    for kind, ignore in (("bulk-cards", VOLATILE_CARD_FIELDS), ("bulk-rulings", None)):
+        cached = lines._cache_file(settings.cache_dir, entries[kind].sha256, ignore)
+        assert cached.is_file(), kind
+        assert lines.stage_lines(con, [("fresh", run.path / entries[kind].path, None, ignore)], cache_dir=None)
+        fresh = con.execute("SELECT * FROM fresh ORDER BY ord").fetchall()
+        assert len(fresh) > 100
+        assert con.execute("SELECT * FROM read_parquet($f) ORDER BY ord", {"f": str(cached)}).fetchall() == fresh
+    assert not [p.name for p in (settings.cache_dir / "lines").glob(".*")]
+
+
 def test_the_line_scan_places_every_line_of_a_file_read_on_several_threads(tmp_path):
     """The scan numbers the lines after hashing them on every thread (sql/delta/scan_lines.sql):
     in a file of several reader blocks, each object line still gets its place, offset and length,
