@@ -150,12 +150,11 @@ def _before_views(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...]) -> Non
     scope_<table> and in stage_<table> (apply_before_<table>, made here for every table in
     ``scope``, sql/load/before_scoped.sql), which the build read and the apply compares with."""
     for table in scope:
-        *prepare, count, outside = con.extract_statements(
+        outside, count, rows_outside, no_rows_outside, before = con.extract_statements(
             read_sql("load/before_scoped.sql").format(table=table, keys=", ".join(KEYS[table])))
-        for statement in prepare:
-            con.execute(statement.query)
-        if con.execute(count.query).fetchall()[0][0]:
-            con.execute(outside.query)
+        con.execute(outside.query)
+        con.execute((rows_outside if con.execute(count.query).fetchall()[0][0] else no_rows_outside).query)
+        con.execute(before.query)
     for table in ("card", "ruling", "card_ruling"):
         source = f"apply_before_{table}" if table in scope else table
         con.execute(f"CREATE OR REPLACE TEMP VIEW old_{table} AS SELECT * FROM {source}")
