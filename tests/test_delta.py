@@ -485,9 +485,8 @@ def test_a_delta_load_that_breaks_a_rule_is_refused_and_changes_nothing(settings
     assert fingerprints(settings.data_dir, tables=TABLES) == before
 
 
-def test_a_delta_build_times_its_line_scans_and_its_reads(settings, synth):
-    from pipeline import timing
-
+def _day_one_loaded_day_two_written(settings, synth) -> RawStore:
+    """Day 1 synced; day 2, which changes one card's rarity, written to the raw store."""
     store = RawStore(settings.raw_dir)
     base = Day(synth)
     write_day(settings.raw_dir, base, 1)
@@ -495,6 +494,13 @@ def test_a_delta_build_times_its_line_scans_and_its_reads(settings, synth):
     next_day = copy.deepcopy(base)
     next_day.cards[3]["rarity"] = "special"
     write_day(settings.raw_dir, next_day, 2)
+    return store
+
+
+def test_a_delta_build_times_its_line_scans_and_its_reads(settings, synth):
+    from pipeline import timing
+
+    store = _day_one_loaded_day_two_written(settings, synth)
     with timing.recording() as record:
         assert [r.build for r in load_pending(settings, store)] == ["delta"]
     assert record["build.lines"] > 0 and record["build.read"] > 0
@@ -527,13 +533,7 @@ def test_a_delta_sync_leaves_whole_scans_of_its_files_in_the_cache(settings, syn
     from pipeline.normalize import lines
     from pipeline.normalize.delta import VOLATILE_CARD_FIELDS
 
-    store = RawStore(settings.raw_dir)
-    base = Day(synth)
-    write_day(settings.raw_dir, base, 1)
-    load_pending(settings, store)
-    next_day = copy.deepcopy(base)
-    next_day.cards[3]["rarity"] = "special"
-    write_day(settings.raw_dir, next_day, 2)
+    store = _day_one_loaded_day_two_written(settings, synth)
     assert [r.build for r in load_pending(settings, store)] == ["delta"]
     run = read_run(settings.raw_dir / "20000102T000000.000000Z")
     entries = {e.kind: e for e in read_manifest(run)}
