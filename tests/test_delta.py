@@ -318,7 +318,7 @@ def test_a_full_read_that_gives_way_to_the_python_path_leaves_no_line_scan_behin
     from pipeline.normalize import duck, lines
 
     started = threading.Event()
-    real_scan = lines._scan_in_memory
+    real_scan = lines._scan
 
     def scan(*args):
         started.set()
@@ -328,7 +328,7 @@ def test_a_full_read_that_gives_way_to_the_python_path_leaves_no_line_scan_behin
         assert started.wait(10)
         raise duck.SqlPathUnavailable("refused by the test")
 
-    monkeypatch.setattr(lines, "_scan_in_memory", scan)
+    monkeypatch.setattr(lines, "_scan", scan)
     monkeypatch.setattr(duck, "stage_documents", refuse)
     threads = set(threading.enumerate())
     write_day(settings.raw_dir, Day(synth), 1)

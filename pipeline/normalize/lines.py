@@ -126,9 +126,9 @@ class LineScans:
                 if not jobs:
                     con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {SCANS}")
                 self.kept[cached] = f"{SCANS}.main.scan_{len(self.kept)}_{secrets.token_hex(4)}"
-                jobs.append((self._cursor(), path, ignore, self.kept[cached]))
+                jobs.append((self._cursor(), path, self.kept[cached], ignore))
         self._pool = ThreadPoolExecutor(max(1, len(jobs)))
-        self._futures = [self._pool.submit(_scan_in_memory, *job) for job in jobs]
+        self._futures = [self._pool.submit(_scan, *job) for job in jobs]
         self._saves: list = []
 
     def _cursor(self) -> duckdb.DuckDBPyConnection:
@@ -140,7 +140,7 @@ class LineScans:
         every one was made, their writes to the cache start."""
         if interrupt:
             self._interrupt()
-        # a scan that fails or is interrupted returns False (logged by _scan_in_memory)
+        # a scan that fails or is interrupted returns False (logged by _scan)
         made = all(future.result() for future in self._futures)
         if made and not interrupt and not self._saves:
             self._saves = [self._pool.submit(_save_scan, self._cursor(), table, cached)
@@ -221,15 +221,6 @@ def _scan_to_temp(con: duckdb.DuckDBPyConnection, path: Path, table: str, ignore
     """TEMP TABLE ``table`` from a scan of the file (no cache)."""
     _clear(con, table)
     return _scan(con, path, table, ignore)
-
-
-def _scan_in_memory(cursor: duckdb.DuckDBPyConnection, path: Path, ignore: str | None, kept: str) -> bool:
-    """Scan the file on its own cursor into the in-memory table ``kept``."""
-    try:
-        return _scan(cursor, path, kept, ignore)
-    except duckdb.Error as exc:  # interrupted
-        log.info("no line index for %s: %s", path.name, str(exc).splitlines()[0])
-        return False
 
 
 def _save_scan(cursor: duckdb.DuckDBPyConnection, kept: str, cached: Path) -> None:
