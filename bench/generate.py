@@ -1,8 +1,10 @@
 """SYNTHETIC Scryfall-shaped data at scale, for the benchmark only. Never real card data.
 
-Writes two recorded runs in the raw store's format, as a bulk sync would have fetched them:
-``base`` and ``changed`` (the same data with 1 % of the card objects and 1 % of the rulings
-edited, and new prices and ranks on every card object, as every day at Scryfall). Each holds
+Writes three recorded runs in the raw store's format, as a bulk sync would have fetched them:
+``base`` and two next days made from it, ``changed`` (the same data with 1 % of the card
+objects and 1 % of the rulings edited) and ``quiet`` (one Oracle card, with all its printings,
+and one ruling edited), both with new prices and ranks on every card object, as every day at
+Scryfall. Each holds
 the ``/bulk-data`` index, the ``/sets`` list, an ``all_cards`` file (a JSON array, one card
 object per line, as Scryfall writes its bulk files) and a ``rulings`` file.
 
@@ -325,7 +327,11 @@ def _descriptor(kind: str, name: str, url: str, size: int, stamp: str) -> dict:
 
 
 def run_dirs(out: Path) -> dict[str, Path]:
-    return {"base": out / "20000101T000000.000000Z", "changed": out / "20000102T000000.000000Z"}
+    """The base run (day 1) and two next days made from it: ``changed`` (1 % of the cards and
+    rulings edited) and ``quiet`` (one Oracle card and one ruling edited); both quote new prices
+    and ranks on every card object."""
+    return {"base": out / "20000101T000000.000000Z", "changed": out / "20000102T000000.000000Z",
+            "quiet": out / "20000102T120000.000000Z"}
 
 
 def generate(scale: float, out: Path, seed: int = 7) -> dict[str, Path]:
@@ -333,16 +339,22 @@ def generate(scale: float, out: Path, seed: int = 7) -> dict[str, Path]:
     marker = out / "params.json"
     params = {"scale": scale, "seed": seed, "version": 2}
     runs = run_dirs(out)
-    if marker.exists() and json.loads(marker.read_text()) == params and all((p / "_SUCCESS").exists() for p in runs.values()):
-        return runs
-    if out.exists():
+    if not (marker.exists() and json.loads(marker.read_text()) == params
+            and all((runs[name] / "_SUCCESS").exists() for name in ("base", "changed"))):
+        if out.exists():
+            import shutil
+            shutil.rmtree(out)
+        synth = Synth(scale, seed)
+        synth.write_run(out, runs["base"].name, "20000101")
+        synth.change()
+        synth.write_run(out, runs["changed"].name, "20000102")
+        marker.write_text(json.dumps(params))
+    if not (runs["quiet"] / "_SUCCESS").exists():  # added later than the others: made on its own
         import shutil
-        shutil.rmtree(out)
-    synth = Synth(scale, seed)
-    synth.write_run(out, runs["base"].name, "20000101")
-    synth.change()
-    synth.write_run(out, runs["changed"].name, "20000102")
-    marker.write_text(json.dumps(params))
+        shutil.rmtree(runs["quiet"], ignore_errors=True)  # what an interrupted write left
+        synth = Synth(scale, seed)  # the base again: the quiet day is not made on top of the changed one
+        synth.change(share=0)  # at least one of each: one Oracle card (all its printings), one ruling
+        synth.write_run(out, runs["quiet"].name, "20000102")
     return runs
 
 

@@ -3,14 +3,15 @@
     make bench               # scales 1, 2 and 4 (7.5 to 16 minutes by the machine)
     make bench SCALE=0.05    # one scale, a quick look
 
-Per scale: generate (or reuse) two synthetic bulk runs (bench/generate.py), then measure, each
+Per scale: generate (or reuse) three synthetic bulk runs (bench/generate.py), then measure, each
 step in a child process of its own:
   floor        DuckDB's read_json of the base run's raw files into plain tables, nothing else
   first sync   casefile sync --offline <base run> into an empty data folder
   rebuild      casefile rebuild (the warehouse from raw, one run), then again without data/cache/;
                at 2x and 4x, also in turns with a rebuild of the 1x data (rebuild_vs_1x_interleaved)
   incremental  casefile sync --offline <changed run>: 1 % of card objects and rulings edited (a
-               delta build: pipeline/normalize/delta.py)
+               delta build: pipeline/normalize/delta.py); and of the quiet run, where one card
+               and one ruling are edited (what a delta costs whatever the change)
   incremental floor  the least an incremental sync does: open the warehouse, scan the lines of
                the changed run's two files, close (bench/child.py)
   search       median of N `casefile search` queries (pipeline/lookup.py) on a read-only connection
@@ -185,7 +186,9 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     # The floor, the rebuild and the incremental sync in turns, so that the drift of the
     # machine's speed reaches all three alike (the targets are their ratios). Each incremental
     # sync runs on a copy of the data folder just rebuilt, and each must report the same changes.
-    floors, rebuilds, incrementals, summaries = [], [], [], []
+    # The quiet day (one card and one ruling edited) runs last in each turn, on a copy of its own.
+    floors, rebuilds, incrementals, summaries, quiets = [], [], [], [], []
+    quiet_data = base_dir / "data-quiet"
     for _ in range(repeat):
         floors.append(child("floor", ["floor", str(runs["base"]), str(base_dir / "floor.duckdb")]))
         (base_dir / "floor.duckdb").unlink(missing_ok=True)
@@ -194,6 +197,10 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         incrementals.append(child("incremental", ["casefile", "--data-dir", str(incremental_data), "--log-format",
                                                   "json", "-q", "sync", "--offline", str(runs["changed"])]))
         summaries.append(json.loads(incrementals[-1]["stdout"].strip().splitlines()[-1]))
+        _copy_data(data, quiet_data)
+        quiets.append(child("quiet incremental", ["casefile", "--data-dir", str(quiet_data), "--log-format", "json",
+                                                  "-q", "sync", "--offline", str(runs["quiet"])]))
+    shutil.rmtree(quiet_data, ignore_errors=True)
     # This scale against 1x, each pair of rebuilds (one run each) made one after the other: this
     # machine's speed can drift by more than 10 % over the minutes between two scales' rebuilds.
     interleaved = {}
@@ -232,9 +239,11 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         raise SystemExit(f"bench: the incremental syncs of one start did not agree: {changes}")
     summary = summaries[0]
     rows = summary.get("rows", {})
-    floor, rebuild, cold, incremental, inc_floor = (_median(steps) for steps in (floors, rebuilds, colds, incrementals,
-                                                                                   inc_floors))
+    floor, rebuild, cold, incremental, inc_floor, quiet = (_median(steps) for steps in (
+        floors, rebuilds, colds, incrementals, inc_floors, quiets))
     pairs = [inc["seconds"] / reb["seconds"] for reb, inc in zip(rebuilds, incrementals)]
+    quiet_pairs = [q["seconds"] / reb["seconds"] for reb, q in zip(rebuilds, quiets)]
+    quiet_summary = json.loads(quiet["stdout"].strip().splitlines()[-1])
     floor_pairs = [reb["seconds"] / flo["seconds"] for flo, reb in zip(floors, rebuilds)]
     phases = summaries[incrementals.index(incremental)].get("timings_s", {})  # the median run's
     rebuild_phases = json.loads(rebuild["stdout"].strip().splitlines()[-1]).get("timings_s", {})
@@ -264,6 +273,13 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         # each incremental sync over the rebuild just before it
         "incremental_vs_rebuild_in_turns": round(statistics.median(pairs), 3),
         "incremental_vs_rebuild_pairs": [round(p, 3) for p in pairs],
+        # a day when nothing but the prices changed, besides one card and one ruling: what a
+        # delta costs whatever the size of the change
+        "quiet_incremental_s": round(quiet["seconds"], 3),
+        "quiet_vs_rebuild": round(quiet["seconds"] / rebuild["seconds"], 3),
+        "quiet_vs_rebuild_in_turns": round(statistics.median(quiet_pairs), 3),
+        "quiet_changes": {k: quiet_summary.get(k) for k in ("inserted", "updated", "removed")},
+        "quiet_timings_s": quiet_summary.get("timings_s", {}),
         "incremental_floor_s": round(inc_floor["seconds"], 3),
         "incremental_floor_vs_rebuild": round(inc_floor["seconds"] / rebuild["seconds"], 3),
         # the CPU time of the median runs (user + system, every thread, over the span their
@@ -278,8 +294,9 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         "rebuild_timings_s": rebuild_phases,
         "runs_s": {name: [round(step["seconds"], 3) for step in steps] for name, steps in (
             ("floor", floors), ("rebuild", rebuilds), ("rebuild_cold", colds), ("incremental", incrementals),
-            ("incremental_floor", inc_floors))},
-        "peak_rss_mb": round(max(step["peak_rss_mb"] for step in [first, *rebuilds, *colds, *incrementals]), 1),
+            ("quiet_incremental", quiets), ("incremental_floor", inc_floors))},
+        "peak_rss_mb": round(max(step["peak_rss_mb"] for step in [first, *rebuilds, *colds, *incrementals, *quiets]),
+                             1),
         "rebuild_rss_mb": round(max(step["peak_rss_mb"] for step in rebuilds), 1),
         "floor_rss_mb": round(max(step["peak_rss_mb"] for step in floors), 1),
         "search_ms_p50": round(statistics.median(times), 2), "search_ms_max": round(max(times), 2),
@@ -348,6 +365,10 @@ def show(fig: dict) -> None:
     print(f"  rebuild without data/cache/          {fig['rebuild_cold_s']:8.3f} s   {fig['rebuild_cold_s'] / f:4.2f}x floor")
     print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}   (in turns: "
           f"{fig['incremental_vs_rebuild_in_turns']:.3f}, pairs {_listed(fig['incremental_vs_rebuild_pairs'])})")
+    quiet = fig["quiet_changes"]
+    print(f"  incremental sync, prices only        {fig['quiet_incremental_s']:8.3f} s   "
+          f"{fig['quiet_vs_rebuild']:4.2f}x rebuild (in turns {fig['quiet_vs_rebuild_in_turns']:.3f}; one card and "
+          f"one ruling edited: +{quiet['inserted']} ~{quiet['updated']} -{quiet['removed']} rows)")
     print(f"  incremental floor (open, scan, close) {fig['incremental_floor_s']:7.3f} s   "
           f"{fig['incremental_floor_vs_rebuild']:4.2f}x rebuild")
     cpu = fig["cpu_s"]
@@ -355,10 +376,11 @@ def show(fig: dict) -> None:
           f"incremental {cpu['incremental']:.3f} s")
     print(f"  incremental CPU over {fig['cores']} cores         {fig['incremental_cpu_bound_s']:8.3f} s   "
           f"(a quarter of the rebuild: {fig['rebuild_s'] / 4:.3f} s)")
-    for name in ("rebuild", "incremental"):
+    for name, label in (("rebuild", "rebuild"), ("incremental", "incremental"), ("quiet", "prices only")):
         phases = fig.get(f"{name}_timings_s") or {}
         if phases:
-            print(f"  {name + ', where the time went':<36} {_phases(phases, fig[name + '_s'])}")
+            total = fig["quiet_incremental_s" if name == "quiet" else name + "_s"]
+            print(f"  {label + ', where the time went':<36} {_phases(phases, total)}")
     for name, times in fig["runs_s"].items():
         print(f"  {name + ' runs (s)':<36} {_listed(times)}  (median above)")
     print(f"  peak RSS                             {fig['peak_rss_mb']:8.1f} MB  (floor process {fig['floor_rss_mb']} MB)")
