@@ -24,6 +24,7 @@ import argparse
 import email.utils
 import json
 import random
+import shutil
 import sys
 import uuid
 from datetime import datetime, timezone
@@ -342,7 +343,6 @@ def generate(scale: float, out: Path, seed: int = 7) -> dict[str, Path]:
     if not (marker.exists() and json.loads(marker.read_text()) == params
             and all((runs[name] / "_SUCCESS").exists() for name in ("base", "changed"))):
         if out.exists():
-            import shutil
             shutil.rmtree(out)
         synth = Synth(scale, seed)
         synth.write_run(out, runs["base"].name, "20000101")
@@ -350,7 +350,6 @@ def generate(scale: float, out: Path, seed: int = 7) -> dict[str, Path]:
         synth.write_run(out, runs["changed"].name, "20000102")
         marker.write_text(json.dumps(params))
     if not (runs["quiet"] / "_SUCCESS").exists():  # added later than the others: made on its own
-        import shutil
         shutil.rmtree(runs["quiet"], ignore_errors=True)  # what an interrupted write left
         synth = Synth(scale, seed)  # the base again: the quiet day is not made on top of the changed one
         synth.change(share=0)  # at least one of each: one Oracle card (all its printings), one ruling

@@ -376,11 +376,11 @@ def show(fig: dict) -> None:
           f"incremental {cpu['incremental']:.3f} s")
     print(f"  incremental CPU over {fig['cores']} cores         {fig['incremental_cpu_bound_s']:8.3f} s   "
           f"(a quarter of the rebuild: {fig['rebuild_s'] / 4:.3f} s)")
-    for name, label in (("rebuild", "rebuild"), ("incremental", "incremental"), ("quiet", "prices only")):
+    for name, label, seconds in (("rebuild", "rebuild", "rebuild_s"), ("incremental", "incremental", "incremental_s"),
+                                 ("quiet", "prices only", "quiet_incremental_s")):
         phases = fig.get(f"{name}_timings_s") or {}
         if phases:
-            total = fig["quiet_incremental_s" if name == "quiet" else name + "_s"]
-            print(f"  {label + ', where the time went':<36} {_phases(phases, total)}")
+            print(f"  {label + ', where the time went':<36} {_phases(phases, fig[seconds])}")
     for name, times in fig["runs_s"].items():
         print(f"  {name + ' runs (s)':<36} {_listed(times)}  (median above)")
     print(f"  peak RSS                             {fig['peak_rss_mb']:8.1f} MB  (floor process {fig['floor_rss_mb']} MB)")

@@ -171,7 +171,7 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
         return None
     scans = start_line_scans(con, *pair, cache_dir)  # while the previous index is read
     try:
-        outcome = _build_on(con, docs, query, cache_dir, previous, scans)
+        outcome = _build_on(con, docs, pair, query, cache_dir, previous, scans)
     except Exception:
         scans.finish()  # the scans written to the cache serve the full build that follows
         raise
@@ -182,9 +182,9 @@ def _build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cac
     return outcome
 
 
-def _build_on(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cache_dir: Path,
-              previous: tuple[str, str], scans: LineScans) -> Outcome | None:
-    cards, rulings = bulk_docs(docs)
+def _build_on(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], pair: tuple[duck.Doc, duck.Doc], query: str,
+              cache_dir: Path, previous: tuple[str, str], scans: LineScans) -> Outcome | None:
+    cards, rulings = pair
     with timing.phase("build.lines"):
         try:
             indexed = _load_index(con, previous, query, cache_dir)
