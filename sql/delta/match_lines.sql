@@ -5,7 +5,7 @@
 -- kept (d_card_new); ruling lines: all of them, for the places of rulings in their card's list
 -- (dirty.sql). One FULL JOIN per file gives both sides (a line with no ord is an index line
 -- gone): one hash table of the file's lines instead of two, the longest step of a delta at
--- scale (README "Performance"); the views keep the names and columns of the two sides.
+-- scale (bench/FINDINGS.md); the views keep the names and columns of the two sides.
 CREATE OR REPLACE TEMP TABLE d_card_match AS
 SELECT l.ord, l.h AS new_h, l.n AS new_n, l.off, l.len, i.h, i.n, i.oracle_h, i.kept, i.refused
 FROM lines_cards AS l FULL JOIN old_card_line AS i ON l.h = i.h AND l.n = i.n
