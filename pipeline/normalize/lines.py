@@ -109,8 +109,8 @@ class LineScans:
     """The scans of the files (path, sha256, ignore) that are not in the cache yet, each on a
     cursor of its own, running while the caller goes on: a full build reads the documents
     meanwhile, a delta build reads the previous files' index (DuckDB's JSON reader does not keep
-    both cores of the benchmark machine busy: the scans take the core it leaves). Each scan is made in memory (``SCANS``), where the build
-    reads it. ``wait`` returns whether every scan could be made, and starts writing them to the
+    both cores of the benchmark machine busy: the scans take the core it leaves). Each scan is
+    made in memory (``SCANS``), where the build reads it. ``wait`` returns whether every scan could be made, and starts writing them to the
     cache; ``finish`` waits for those writes: they run while the build goes on, which keeps one
     core busy most of the time, instead of while the scans still take both cores."""
 
