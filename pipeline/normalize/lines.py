@@ -110,9 +110,10 @@ class LineScans:
     cursor of its own, running while the caller goes on: a full build reads the documents
     meanwhile, a delta build reads the previous files' index (DuckDB's JSON reader does not keep
     both cores of the benchmark machine busy: the scans take the core it leaves). Each scan is
-    made in memory (``SCANS``), where the build reads it. ``wait`` returns whether every scan could be made, and starts writing them to the
-    cache; ``finish`` waits for those writes: they run while the build goes on, which keeps one
-    core busy most of the time, instead of while the scans still take both cores."""
+    made in memory (``SCANS``), where the build reads it. ``wait`` returns whether every scan
+    could be made, and starts writing them to the cache; ``finish`` waits for those writes: they
+    run while the build goes on, which keeps one core busy most of the time, instead of while the
+    scans still take both cores."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, files: list[tuple[Path, str, str | None]], cache_dir: Path):
         self._con = con
