@@ -208,16 +208,16 @@ def _build_on(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], pair: tuple[
     duck.stage_documents(con, others)  # creates card_object, ruling_object, set_object; reads the sets
     con.execute(read_sql("normalize/10_object.sql"))
     with tempfile.TemporaryDirectory(prefix="casefile-delta-") as tmp:
-        changed = con.execute("SELECT 'cards', ord, off, len FROM d_card_new UNION ALL "
-                              "SELECT 'rulings', ord, off, len FROM d_ruling_line WHERE NOT same").fetchall()
-        if not _read_again(con, changed, cards, rulings, Path(tmp) / "changed"):
+        con.execute("CREATE OR REPLACE TEMP TABLE d_wanted AS SELECT 'cards' AS file, ord, off, len FROM d_card_new "
+                    "UNION ALL SELECT 'rulings', ord, off, len FROM d_ruling_line WHERE NOT same")
+        if not _read_again(con, cards, rulings, Path(tmp) / "changed"):
             return None
         repeated = run_script(con, read_sql("delta/dirty.sql"), seqs).fetchone()[0]
         if repeated:
             log.info("delta build: a Scryfall id is on two lines; full build")
             return None
-        needed = con.execute(read_sql("delta/needed_cards.sql")).fetchall()
-        if not _read_again(con, needed, cards, rulings, Path(tmp) / "cards"):
+        con.execute(read_sql("delta/needed_cards.sql"))
+        if not _read_again(con, cards, rulings, Path(tmp) / "cards"):
             return None
         if con.execute("SELECT count(*) FROM (SELECT id FROM n_object WHERE skip_reason IS NULL "
                        "GROUP BY id HAVING count(*) > 1)").fetchone()[0]:
@@ -226,8 +226,8 @@ def _build_on(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], pair: tuple[
         for name in ("20_printing", "30_card"):
             run_script(con, read_sql(f"normalize/{name}.sql"))
         run_script(con, read_sql("delta/cards.sql"))
-        needed = con.execute(read_sql("delta/needed_rulings.sql")).fetchall()
-        if not _read_again(con, needed, cards, rulings, Path(tmp) / "rulings"):
+        con.execute(read_sql("delta/needed_rulings.sql"))
+        if not _read_again(con, cards, rulings, Path(tmp) / "rulings"):
             return None
     run_script(con, read_sql("delta/positions.sql"))
     examples = duck.refusals(con, docs)
@@ -256,30 +256,32 @@ def _build_on(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], pair: tuple[
                    changed_lines=int(cards_new + cards_gone + rulings_new + rulings_gone), dirty_cards=int(dirty))
 
 
-def _read_again(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Doc, stem: Path) -> bool:
-    """Stage the chosen lines (file, ord, off, len) as the full read would stage them; False if a
-    line read is not the one indexed (its hash differs) or DuckDB cannot read it."""
+def _read_again(con, cards: duck.Doc, rulings: duck.Doc, stem: Path) -> bool:
+    """Stage the lines of TEMP table d_wanted (file, ord, off, len) as the full read would stage
+    them; False if a line read is not the one indexed (its hash differs) or DuckDB cannot read it."""
     with timing.phase("build.read"):
-        return _stage_lines_read(con, lines, cards, rulings, stem)
+        return _stage_lines_read(con, cards, rulings, stem)
 
 
-def _stage_lines_read(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Doc, stem: Path) -> bool:
+def _stage_lines_read(con, cards: duck.Doc, rulings: duck.Doc, stem: Path) -> bool:
     for label, doc in (("cards", cards), ("rulings", rulings)):
-        chosen = [(o, off, length) for f, o, off, length in lines if f == label]
-        if not chosen:
+        wanted = con.execute("CREATE OR REPLACE TEMP TABLE line_place AS SELECT CAST(row_number() OVER (ORDER BY ord) "
+                             "- 1 AS BIGINT) AS i, ord, off, len FROM d_wanted WHERE file = $file",
+                             {"file": label}).fetchone()[0]
+        if not wanted:
             continue
         path = stem.with_name(f"{stem.name}-{label}.jsonl")
-        ords, commas = copy_lines(con, doc.path, chosen, path)
-        con.execute("CREATE OR REPLACE TEMP TABLE parsed_line AS SELECT CAST(unnest(range(len($ords))) AS BIGINT) "
-                    "AS i, CAST(unnest($ords) AS BIGINT) AS ord, CAST(unnest($commas) AS BOOLEAN) AS comma",
-                    {"ords": ords, "commas": commas})
+        commas = copy_lines(con, doc.path, path)
+        # whether each line had its comma, told as the usual answer and the lines that differ
+        usual = 2 * sum(commas) >= len(commas)
+        odd = [i for i, comma in enumerate(commas) if comma != usual]
         verify = read_sql("delta/verify_lines.sql").replace(
             "{lines}", "lines_cards" if label == "cards" else "lines_rulings")
-        read, wrong = con.execute(verify, {"file": str(path),
+        read, wrong = con.execute(verify, {"file": str(path), "comma": usual, "odd": odd,
                                            "ignore": VOLATILE_CARD_FIELDS if label == "cards" else None}).fetchone()
-        if wrong or read != len(chosen) or len(ords) != len(chosen):
+        if wrong or read != wanted or len(commas) != wanted:
             log.info("delta build: %d line(s) of %s read back differ from their hash; full build",
-                     max(wrong, len(chosen) - min(read, len(ords))), doc.name)
+                     max(wrong, wanted - min(read, len(commas))), doc.name)
             return False
         # staged as the full read stages the bulk file, each object at its line's place in it
         staged = duck.Doc(file_seq=doc.file_seq, run_id=doc.run_id, doc_id=doc.doc_id, kind=doc.kind, key=doc.key,
@@ -289,17 +291,18 @@ def _stage_lines_read(con, lines: list[tuple], cards: duck.Doc, rulings: duck.Do
         before = con.execute(count, {"seq": doc.file_seq}).fetchone()[0]
         try:
             if label == "cards":
-                duck.stage_bulk_cards(con, staged, ords)
+                duck.stage_bulk_cards(con, staged)
             else:
-                duck.stage_bulk_rulings(con, staged, ords)
+                duck.stage_bulk_rulings(con, staged)
         except duckdb.Error as exc:
             log.info("delta build: DuckDB cannot read the changed lines of %s (%s); full build",
                      doc.name, str(exc).splitlines()[0])
             return False
         after, beyond = con.execute(count, {"seq": doc.file_seq}).fetchone()
-        if beyond or (label == "rulings" and after - before != len(ords)):  # an object beyond the lines has no place
+        if beyond or (label == "rulings" and after - before != wanted):  # an object beyond the lines has no place
             log.info("delta build: a line of %s holds more than one object; full build", doc.name)
             return False
+    con.execute("DELETE FROM line_place")  # a whole file read next takes its own places
     return True
 
 

@@ -133,6 +133,8 @@ def stage_documents(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:
                 "comment VARCHAR, skip_reason VARCHAR)")
     con.execute("CREATE OR REPLACE TEMP TABLE set_object (file_seq INTEGER, ord BIGINT, code VARCHAR, name VARCHAR, "
                 "set_type VARCHAR, released_at VARCHAR, card_count BIGINT, digital BOOLEAN)")
+    # the places of the lines a delta build reads again (normalize/delta.py): none, files are read whole
+    con.execute("CREATE OR REPLACE TEMP TABLE line_place (i BIGINT, ord BIGINT, off BIGINT, len INTEGER)")
     by_kind: dict[str, list[Doc]] = {}
     for doc in docs:
         by_kind.setdefault(doc.kind, []).append(doc)
@@ -178,19 +180,20 @@ def _stage_lists(con: duckdb.DuckDBPyConnection, docs: list[Doc], item_type: str
     con.execute(read_sql(f"normalize/read_list_{what}.sql"))
 
 
-def stage_bulk_cards(con: duckdb.DuckDBPyConnection, doc: Doc, ords: list[int] | None = None) -> None:
-    """The card objects of a bulk file, numbered by their place in it, or by ``ords``: the place
-    in the bulk file of each line of ``doc``, a file of lines copied out of it."""
+def stage_bulk_cards(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
+    """The card objects of a bulk file, numbered by their place in it; or, when TEMP table
+    line_place lists places (a delta build, normalize/delta.py), of a file of lines copied out of
+    one, each at its line's place in the bulk file."""
     con.execute(read_sql("normalize/read_bulk_cards.sql"),
                 {"file": str(doc.path), "format": _json_format(doc.path), "columns": CARD_COLUMNS,
-                 "file_seq": doc.file_seq, "run_id": doc.run_id, "terms": doc.terms, "ords": ords})
+                 "file_seq": doc.file_seq, "run_id": doc.run_id, "terms": doc.terms})
 
 
-def stage_bulk_rulings(con: duckdb.DuckDBPyConnection, doc: Doc, ords: list[int] | None = None) -> None:
-    """The ruling objects of a bulk file (``ords``: as for ``stage_bulk_cards``)."""
+def stage_bulk_rulings(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
+    """The ruling objects of a bulk file (placed as in ``stage_bulk_cards``)."""
     con.execute(read_sql("normalize/read_bulk_rulings.sql"),
                 {"file": str(doc.path), "format": _json_format(doc.path), "columns": RULING_COLUMNS,
-                 "file_seq": doc.file_seq, "doc_id": doc.doc_id, "place": doc.place, "ords": ords})
+                 "file_seq": doc.file_seq, "doc_id": doc.doc_id, "place": doc.place})
 
 
 def _stage_sets(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:

@@ -240,35 +240,31 @@ def is_plain(path: Path) -> bool:
         return fh.read(2) != b"\x1f\x8b"
 
 
-def _read_gzipped_lines(con: duckdb.DuckDBPyConnection, path: Path,
-                        lines: list[tuple[int, int, int]]) -> list[tuple[int, str]]:
-    """(ord, text) of the given (ord, off, len) lines of a gzipped file, in ord order, as in the
-    file (comma included): one more scan, since a line cannot be reached by seeking."""
-    con.execute("CREATE OR REPLACE TEMP TABLE wanted_line AS SELECT CAST(unnest($ords) AS BIGINT) AS ord",
-                {"ords": [o for o, _, _ in lines]})
-    return con.execute(read_sql("delta/read_lines.sql"), {"file": str(path)}).fetchall()
+def _read_gzipped_lines(con: duckdb.DuckDBPyConnection, path: Path) -> list[str]:
+    """The text of the lines of line_place of a gzipped file, in ord order, as in the file (comma
+    included): one more scan, since a line cannot be reached by seeking."""
+    return [text for _, text in con.execute(read_sql("delta/read_lines.sql"), {"file": str(path)}).fetchall()]
 
 
-def copy_lines(con: duckdb.DuckDBPyConnection, path: Path, lines: list[tuple[int, int, int]],
-               target: Path) -> tuple[list[int], list[bool]]:
-    """Write the given (ord, off, len) lines of ``path`` to ``target`` as JSON lines, in ord
-    order, without the comma that separates array elements; return their ords and whether each
-    had that comma (its hash covers it: scan_lines.sql). A plain file is read by seeking, its
-    bytes copied as they are; a gzipped one by one more scan."""
-    lines = sorted(lines)
+def copy_lines(con: duckdb.DuckDBPyConnection, path: Path, target: Path) -> list[bool]:
+    """Write the lines of ``path`` that TEMP table line_place lists (i, ord, off, len: i numbers
+    them in ord order from 0) to ``target`` as JSON lines, line i of ``target`` being line_place's
+    i, without the comma that separates array elements; return whether each had that comma (its
+    hash covers it: scan_lines.sql). A plain file is read by seeking, its bytes copied as they
+    are; a gzipped one by one more scan. Only the offsets come to Python: the places stay in
+    DuckDB (a list of thousands of numbers handed to DuckDB costs more than the read)."""
     commas: list[bool] = []
     with open(target, "wb") as out:
         if is_plain(path):
+            spans = con.execute("SELECT off, len FROM line_place ORDER BY i").fetchall()
             with open(path, "rb") as fh:
-                for _, off, length in lines:
+                for off, length in spans:
                     fh.seek(off)
                     line = fh.read(length)
                     commas.append(line.endswith(b","))
                     out.write((line[:-1] if commas[-1] else line) + b"\n")
-            return [o for o, _, _ in lines], commas
-        ords = []
-        for ord_, text in _read_gzipped_lines(con, path, lines):
-            ords.append(ord_)
+            return commas
+        for text in _read_gzipped_lines(con, path):
             commas.append(text.endswith(","))
             out.write((text[:-1] if commas[-1] else text).encode("utf-8") + b"\n")
-        return ords, commas
+        return commas

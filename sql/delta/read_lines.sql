@@ -1,4 +1,4 @@
--- The text of the object lines listed in wanted_line (ord), one scan of $file: for a gzipped
+-- The text of the object lines listed in line_place (ord), one scan of $file: for a gzipped
 -- bulk file, where a line cannot be reached by seeking. Numbered as scan_lines.sql numbers them.
 SELECT ord, line
 FROM (
@@ -8,5 +8,5 @@ FROM (
                         auto_detect = false, strict_mode = false, max_line_size = 8388608))
     WHERE trim(line) NOT IN ('[', ']', '')
 )
-SEMI JOIN wanted_line USING (ord)
+SEMI JOIN line_place USING (ord)
 ORDER BY ord;
