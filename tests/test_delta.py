@@ -438,6 +438,9 @@ BROKEN_DELTAS = {
     "a ruling of cards not derived again put in scope, so deleted under their sightings": (
         "INSERT INTO scope_ruling SELECT * FROM ruling "
         "WHERE ruling_id NOT IN (SELECT ruling_id FROM n_ruling) ORDER BY ruling_id LIMIT 1", "references"),
+    "a card not derived again put in scope, so deleted under its printings and links": (
+        "INSERT INTO scope_card SELECT * FROM card "
+        "WHERE oracle_id NOT IN (SELECT oracle_id FROM n_card) ORDER BY oracle_id LIMIT 1", "references"),
     "a set its unchanged printings name, not staged": (
         "DELETE FROM n_card_set WHERE set_code = (SELECT min(set_code) FROM printing "
         "WHERE set_code NOT IN (SELECT set_code FROM n_printing))", "references"),
