@@ -271,17 +271,14 @@ def _stage_lines_read(con, cards: duck.Doc, rulings: duck.Doc, stem: Path) -> bo
         if not wanted:
             continue
         path = stem.with_name(f"{stem.name}-{label}.jsonl")
-        commas = copy_lines(con, doc.path, path)
-        # whether each line had its comma, told as the usual answer and the lines that differ
-        usual = 2 * sum(commas) >= len(commas)
-        odd = [i for i, comma in enumerate(commas) if comma != usual]
+        written = copy_lines(con, doc.path, path)
         verify = read_sql("delta/verify_lines.sql").replace(
             "{lines}", "lines_cards" if label == "cards" else "lines_rulings")
-        read, wrong = con.execute(verify, {"file": str(path), "comma": usual, "odd": odd,
+        read, wrong = con.execute(verify, {"file": str(path),
                                            "ignore": VOLATILE_CARD_FIELDS if label == "cards" else None}).fetchone()
-        if wrong or read != wanted or len(commas) != wanted:
+        if wrong or read != wanted or written != wanted:
             log.info("delta build: %d line(s) of %s read back differ from their hash; full build",
-                     max(wrong, wanted - min(read, len(commas))), doc.name)
+                     max(wrong, wanted - min(read, written)), doc.name)
             return False
         # staged as the full read stages the bulk file, each object at its line's place in it
         staged = duck.Doc(file_seq=doc.file_seq, run_id=doc.run_id, doc_id=doc.doc_id, kind=doc.kind, key=doc.key,
@@ -302,7 +299,6 @@ def _stage_lines_read(con, cards: duck.Doc, rulings: duck.Doc, stem: Path) -> bo
         if beyond or (label == "rulings" and after - before != wanted):  # an object beyond the lines has no place
             log.info("delta build: a line of %s holds more than one object; full build", doc.name)
             return False
-    con.execute("DELETE FROM line_place")  # a whole file read next takes its own places
     return True
 
 

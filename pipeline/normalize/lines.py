@@ -246,25 +246,24 @@ def _read_gzipped_lines(con: duckdb.DuckDBPyConnection, path: Path) -> list[str]
     return [text for _, text in con.execute(read_sql("delta/read_lines.sql"), {"file": str(path)}).fetchall()]
 
 
-def copy_lines(con: duckdb.DuckDBPyConnection, path: Path, target: Path) -> list[bool]:
+def copy_lines(con: duckdb.DuckDBPyConnection, path: Path, target: Path) -> int:
     """Write the lines of ``path`` that TEMP table line_place lists (i, ord, off, len: i numbers
     them in ord order from 0) to ``target`` as JSON lines, line i of ``target`` being line_place's
-    i, without the comma that separates array elements; return whether each had that comma (its
-    hash covers it: scan_lines.sql). A plain file is read by seeking, its bytes copied as they
-    are; a gzipped one by one more scan. Only the offsets come to Python: the places stay in
-    DuckDB (a list of thousands of numbers handed to DuckDB costs more than the read)."""
-    commas: list[bool] = []
+    i, without the comma that separates array elements; return how many were written. A plain
+    file is read by seeking, its bytes copied as they are; a gzipped one by one more scan. Only
+    the offsets come to Python: the places stay in DuckDB (a list of thousands of numbers handed
+    to DuckDB costs more than the read)."""
+    written = 0
     with open(target, "wb") as out:
         if is_plain(path):
-            spans = con.execute("SELECT off, len FROM line_place ORDER BY i").fetchall()
             with open(path, "rb") as fh:
-                for off, length in spans:
+                for off, length in con.execute("SELECT off, len FROM line_place ORDER BY i").fetchall():
                     fh.seek(off)
                     line = fh.read(length)
-                    commas.append(line.endswith(b","))
-                    out.write((line[:-1] if commas[-1] else line) + b"\n")
-            return commas
+                    out.write((line[:-1] if line.endswith(b",") else line) + b"\n")
+                    written += 1
+            return written
         for text in _read_gzipped_lines(con, path):
-            commas.append(text.endswith(","))
-            out.write((text[:-1] if commas[-1] else text).encode("utf-8") + b"\n")
-        return commas
+            out.write((text[:-1] if text.endswith(",") else text).encode("utf-8") + b"\n")
+            written += 1
+        return written

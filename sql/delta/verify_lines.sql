@@ -2,20 +2,19 @@
 -- $file is line_place's i, without the comma that separates array elements where it had one),
 -- against the lines the scan hashed ({lines}: lines_cards or lines_rulings, filled in by
 -- pipeline/normalize/delta.py; h, with $ignore removed as scan_lines.sql removes it): how many
--- were read, and how many differ (a file whose offsets are off: \r\n line ends). A line had
--- its comma when $comma says so, except the lines numbered in $odd (the few that say otherwise:
--- the last element of an array, say).
+-- were read, and how many differ (a file whose offsets are off: \r\n line ends). A line is its
+-- indexed line with or without the comma: $ignore cannot match a comma at the end of a line,
+-- so the pattern is applied once.
 WITH copied AS (
     SELECT row_number() OVER () - 1 AS i, line
     FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
                   auto_detect = false, strict_mode = false, max_line_size = 8388608)
 ), texts AS (
-    SELECT p.ord, CASE WHEN $comma <> list_contains(CAST($odd AS BIGINT[]), c.i) THEN c.line || ',' ELSE c.line END AS line
+    SELECT p.ord, CASE WHEN $ignore IS NULL THEN c.line ELSE regexp_replace(c.line, $ignore, '', 'g') END AS line
     FROM copied AS c JOIN line_place AS p USING (i)
 )
 SELECT (SELECT count(*) FROM copied) AS read,
        (SELECT count(*)
         FROM texts AS t
         JOIN (SELECT ord, h FROM {lines} SEMI JOIN line_place USING (ord)) AS l USING (ord)
-        WHERE hash(CASE WHEN $ignore IS NULL THEN t.line ELSE regexp_replace(t.line, $ignore, '', 'g') END)
-              IS DISTINCT FROM l.h) AS wrong;
+        WHERE hash(t.line) IS DISTINCT FROM l.h AND hash(t.line || ',') IS DISTINCT FROM l.h) AS wrong;
