@@ -1,6 +1,7 @@
 """Named points where the reliability tests stop a sync on purpose: kill -9, or a pause.
 
-``CASEFILE_FAILPOINT=name:action[,…]``, action ``kill`` (first pass), ``kill@N`` (Nth) or ``sleep=S``.
+``CASEFILE_FAILPOINT=name:action[,…]``, action ``kill`` (first pass), ``kill@N`` (Nth) or ``sleep=S``
+(a pause that SIGTERM ends, as it ends a query).
 Points: during_extract, during_build, during_load, before_commit, after_commit, before_replace (rebuild),
 during_prune (a run folder renamed, not yet removed).
 """
@@ -9,8 +10,9 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from collections import Counter
+
+from . import stop
 
 _ENV = "CASEFILE_FAILPOINT"
 _passes: Counter = Counter()
@@ -27,5 +29,5 @@ def failpoint(name: str) -> None:
             continue
         if action == "kill" or (action.startswith("kill@") and _passes[name] == int(action[5:])):
             os.kill(os.getpid(), signal.SIGKILL)
-        elif action.startswith("sleep="):
-            time.sleep(float(action.split("=", 1)[1]))
+        elif action.startswith("sleep="):  # a slow step: SIGTERM ends it, as it ends a query
+            stop.pause(float(action.split("=", 1)[1]))

@@ -16,7 +16,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__, cooldown, timing
+from . import __version__, cooldown, stop, timing
 from .build import build_state, build_state_sql, document_rows, run_row
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
 from .errors import Aborted, CasefileError, SourceDataError, UsageError
@@ -24,6 +24,7 @@ from .failpoints import failpoint
 from .normalize import query as query_filter
 from .normalize.duck import SqlPathUnavailable
 from .normalize.lines import prune_cache
+from .stop import ABORTED_MESSAGE
 from .load.warehouse import load_run, open_writer, replace_file
 from .lock import SyncLock
 from .rawstore import RawStore, RunInfo, mark_rejected, read_run
@@ -92,15 +93,11 @@ def resolve_offline_source(value: str) -> RunInfo:
 BULK_MODES = ("auto", "always", "never")
 
 
-# Set by the SIGTERM handler. A signal that arrives while DuckDB runs a query interrupts the
-# query, and DuckDB reports "Query interrupted" instead of the handler's Aborted: this flag tells
-# such an error from a real failure.
-_SIGNALLED = threading.Event()
-ABORTED_MESSAGE = "stopped by SIGTERM; the run is recorded as aborted and nothing was loaded"
-
-
+# The SIGTERM handler sets stop's flag as well as raising Aborted. A signal that arrives while
+# DuckDB runs a query interrupts the query, and DuckDB reports "Query interrupted" instead of the
+# handler's Aborted: the flag tells such an error from a real failure.
 def _was_signalled(exc: BaseException) -> bool:
-    return isinstance(exc, (Aborted, KeyboardInterrupt)) or _SIGNALLED.is_set()
+    return isinstance(exc, (Aborted, KeyboardInterrupt)) or stop.requested()
 
 
 @contextmanager
@@ -111,20 +108,20 @@ def _sigterm_aborts():
         return
 
     def handler(signum, frame):
-        _SIGNALLED.set()
+        stop.request()
         raise Aborted(ABORTED_MESSAGE)
 
-    _SIGNALLED.clear()
+    stop.clear()
     previous = signal.signal(signal.SIGTERM, handler)
     try:
         yield
     except Exception as exc:
-        if _SIGNALLED.is_set() and not isinstance(exc, CasefileError):
+        if stop.requested() and not isinstance(exc, CasefileError):
             raise Aborted(ABORTED_MESSAGE) from exc
         raise
     finally:
         signal.signal(signal.SIGTERM, previous)
-        _SIGNALLED.clear()
+        stop.clear()
 
 
 def sync(settings: Settings, *, query: str | None = None, offline: str | None = None,
@@ -424,6 +421,7 @@ def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
         finally:
             with timing.phase("close"):
                 con.close()
+        stop.check()  # a SIGTERM whose exception some code swallowed still keeps the old warehouse
         with timing.phase("replace"):
             replace_file(built, target, wait_s=settings.reader_wait_s)
         return results

@@ -327,6 +327,52 @@ def test_sigterm_during_a_rebuild_keeps_the_old_warehouse_and_every_run(data_dir
     assert state(data_dir) == before
 
 
+def _build_that_swallows_a_sigterm(monkeypatch):
+    """The build, with a SIGTERM received inside code that catches every Exception: the
+    exception the handler raises is lost there, as in a library's fallback or a logging write."""
+    import os
+
+    import pipeline.sync
+
+    real = pipeline.sync._build
+
+    def build(*args, **kwargs):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)  # the handler runs here and raises
+        except Exception:
+            pass
+        else:
+            raise AssertionError("the SIGTERM handler did not run")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline.sync, "_build", build)
+
+
+def test_a_sigterm_whose_exception_is_swallowed_still_stops_the_commit(data_dir, monkeypatch, capsys):
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    before = state(data_dir)
+    _build_that_swallows_a_sigterm(monkeypatch)
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 75
+    assert "SIGTERM" in capsys.readouterr().err
+    assert state(data_dir) == before
+    assert list(_statuses(data_dir).values()) == ["complete", "aborted"]
+    # the failpoint's pause, like a slow query, ends at a SIGTERM received before it
+    monkeypatch.setenv("CASEFILE_FAILPOINT", "before_commit:sleep=30")
+    started = time.monotonic()
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 75
+    assert time.monotonic() - started < 20
+    assert state(data_dir) == before
+
+
+def test_a_sigterm_whose_exception_is_swallowed_still_stops_a_rebuild(data_dir, monkeypatch, capsys):
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    before, runs = state(data_dir), _statuses(data_dir)
+    _build_that_swallows_a_sigterm(monkeypatch)
+    assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 75
+    assert "SIGTERM" in capsys.readouterr().err
+    assert state(data_dir) == before and _statuses(data_dir) == runs
+
 
 def test_sigterm_during_a_duckdb_query_is_an_abort_not_a_crash():
     """DuckDB answers a signal that lands inside a query with its own "Query interrupted" error;

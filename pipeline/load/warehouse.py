@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from .. import timing
+from .. import stop, timing
 from ..changes import choose_rewordings
 from ..clock import utc_now_iso
 from ..errors import LockBusy, SourceDataError, unopenable_warehouse
@@ -233,6 +233,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
             raise SourceDataError("the run's data fails the warehouse checks, nothing was loaded: "
                                   + "; ".join(f"{name} ({n} rows)" for name, n in failures))
         failpoint("before_commit")
+        stop.check()  # a SIGTERM whose exception some code swallowed still stops the commit
         with timing.phase("load.commit"):
             con.execute("COMMIT")
     except BaseException:

@@ -1,0 +1,42 @@
+"""A stop asked of this process by SIGTERM while it writes (sync, rebuild, rules ingest).
+
+The handler that ``sync`` installs raises ``Aborted`` wherever the main thread is. That
+exception can be lost: code that catches every ``Exception`` (a library's fallback, a logging
+handler) may be running at that moment and carry on. So the handler also sets a flag, and the
+steps that make a run permanent look at it first (``check``): a SIGTERM received before the
+commit never lets the commit happen, whether or not its exception got through.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from .errors import Aborted
+
+ABORTED_MESSAGE = "stopped by SIGTERM; the run is recorded as aborted and nothing was loaded"
+
+_REQUESTED = threading.Event()
+
+
+def request() -> None:
+    """Note that a stop was asked (called by the signal handler)."""
+    _REQUESTED.set()
+
+
+def clear() -> None:
+    _REQUESTED.clear()
+
+
+def requested() -> bool:
+    return _REQUESTED.is_set()
+
+
+def check() -> None:
+    """Raise ``Aborted`` if a stop was asked."""
+    if _REQUESTED.is_set():
+        raise Aborted(ABORTED_MESSAGE)
+
+
+def pause(seconds: float) -> None:
+    """Wait ``seconds``, or less: a stop asked before or during the wait ends it."""
+    _REQUESTED.wait(seconds)
