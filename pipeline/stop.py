@@ -4,7 +4,8 @@ The handler that ``sync`` installs raises ``Aborted`` wherever the main thread i
 exception can be lost: code that catches every ``Exception`` (a library's fallback, a logging
 handler) may be running at that moment and carry on. So the handler also sets a flag, and the
 steps that make a run permanent look at it first (``check``): a SIGTERM received before the
-commit never lets the commit happen, whether or not its exception got through.
+commit never lets the commit happen, whether or not its exception got through. The waits
+between requests look at it too (``sleep``), so a fetch does not go on for minutes first.
 """
 
 from __future__ import annotations
@@ -40,3 +41,10 @@ def check() -> None:
 def pause(seconds: float) -> None:
     """Wait ``seconds``, or less: a stop asked before or during the wait ends it."""
     _REQUESTED.wait(seconds)
+
+
+def sleep(seconds: float) -> None:
+    """``time.sleep`` for the waits between requests: a stop asked before or during the wait
+    ends it with ``Aborted``, so a fetch stops at its next request, not at the commit."""
+    _REQUESTED.wait(seconds)
+    check()

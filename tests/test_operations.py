@@ -374,6 +374,36 @@ def test_a_sigterm_whose_exception_is_swallowed_still_stops_a_rebuild(data_dir, 
     assert state(data_dir) == before and _statuses(data_dir) == runs
 
 
+def test_a_sigterm_swallowed_during_a_fetch_stops_it_at_the_next_wait(data_dir, monkeypatch, capsys):
+    """A live fetch paces its requests; the wait before the next request ends the run."""
+    import os
+
+    from pipeline.extract.http import Pacer
+
+    cards, rulings, sets = sample_api_data()
+    real_mark = Pacer.mark
+    marks = []
+
+    def mark(self, rules):
+        marks.append(1)
+        if len(marks) == 2:  # the first answer is in: the signal lands in code that swallows it
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(1)
+            except Exception:
+                pass
+        return real_mark(self, rules)
+
+    monkeypatch.setattr(Pacer, "mark", mark)
+    with FakeScryfall(cards, rulings, sets) as server:
+        code = main(["--data-dir", str(data_dir), "sync", "--api-url", server.url, "--sources", "api"])
+        requests_made = len(server.requests)
+    assert code == 75 and "SIGTERM" in capsys.readouterr().err
+    assert requests_made <= 2  # a whole fetch of the sample makes 20
+    assert list(_statuses(data_dir).values()) == ["aborted"]
+    assert not db_of(data_dir).exists()
+
+
 def test_sigterm_during_a_duckdb_query_is_an_abort_not_a_crash():
     """DuckDB answers a signal that lands inside a query with its own "Query interrupted" error;
     the sync must still report the abort (exit 75), not an internal error."""

@@ -19,6 +19,7 @@ from urllib.parse import urljoin, urlsplit
 import requests
 import urllib3
 
+from .. import stop
 from ..clock import utc_now_iso
 from ..config import Settings, redact_url
 from ..errors import CasefileError, RateLimited, SourceDataError, SourceUnavailable, TryAgainLater
@@ -60,7 +61,7 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 class Pacer:
     """Keeps a minimum interval between requests that share a key ("api", "api:search", "host:x")."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = stop.sleep):
         self._clock = clock
         self._sleep = sleep
         self._last: dict[str, float] = {}
@@ -86,7 +87,7 @@ class Pacer:
 
 class HttpClient:
     def __init__(self, settings: Settings, *, session: requests.Session | None = None,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = stop.sleep,
                  on_rate_limited: Callable[[str, float], None] | None = None):
         self.settings = settings
         self.session = session or requests.Session()
