@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import secrets
 import shutil
 import stat
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -34,8 +35,10 @@ from .failpoints import failpoint
 if TYPE_CHECKING:
     from .wire import Response
 
+log = logging.getLogger(__name__)
+
 RUN_ID_RE = re.compile(r"^\d{8}T\d{6}\.\d{6}Z$")
-RUN_ID_FORMAT = "%Y%m%dT%H%M%S.%fZ"  # a run id is the UTC time the run started
+RUN_ID_FORMAT = "%Y%m%dT%H%M%S.%fZ"  # a run id is the UTC time the run started (RawStore._next_run_id)
 # A run being deleted is first renamed to this prefix + its id: out of ``runs()`` at once.
 DELETING = ".deleting-"
 SUCCESS = "_SUCCESS"
@@ -410,7 +413,20 @@ class RawStore:
 
     def new_run(self, meta: dict, run_id: str | None = None) -> RunWriter:
         self.root.mkdir(parents=True, exist_ok=True)
-        return RunWriter(self, run_id or new_run_id(), meta)
+        return RunWriter(self, run_id or self._next_run_id(), meta)
+
+    def _next_run_id(self) -> str:
+        """The clock's time, or just after the newest run's id when the clock is behind it (set
+        back, or a restored snapshot): run ids order the runs, and a rebuild replays them in
+        that order, so a new run must come last or the rebuild would let older data win."""
+        candidate = new_run_id()
+        newest = max((child.name for child in self.root.iterdir() if RUN_ID_RE.match(child.name)), default=None)
+        if newest is None or newest < candidate:
+            return candidate
+        after = datetime.strptime(newest, RUN_ID_FORMAT).replace(tzinfo=timezone.utc) + timedelta(microseconds=1)
+        log.warning("the clock (%s) is not after the newest run in %s (%s); the new run takes the id %s",
+                    candidate, self.root, newest, new_run_id(after))
+        return new_run_id(after)
 
     def runs(self) -> list[RunInfo]:
         """Every run folder, oldest first. Folders that are not runs (``sample``) are left out."""

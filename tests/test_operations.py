@@ -119,6 +119,28 @@ def two_runs(tmp_path):
     return base.path, changed.path, edits
 
 
+def test_a_run_made_while_the_clock_is_behind_still_comes_last(data_dir, two_runs, monkeypatch, capsys):
+    """Run ids order the runs; a rebuild replays them in that order. A clock set back after a
+    sync must not give the next run an id before it, or the rebuild would let the older run win."""
+    import pipeline.rawstore
+    from datetime import datetime, timezone
+
+    run1, run2, _ = two_runs
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run1)]) == 0
+    real = pipeline.rawstore.new_run_id
+    monkeypatch.setattr(pipeline.rawstore, "new_run_id",
+                        lambda now=None: real(now or datetime(2001, 1, 1, tzinfo=timezone.utc)))
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "sync", "--offline", str(run2)]) == 0
+    assert "is not after the newest run" in capsys.readouterr().err
+    ids = sorted(_statuses(data_dir))  # the second sync's run follows the first, not the clock
+    assert len(ids) == 2 and not any(run_id.startswith("2001") for run_id in ids)
+    synced = state(data_dir)
+    monkeypatch.undo()
+    assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
+    assert state(data_dir) == synced
+
+
 def test_changes_lists_exactly_the_five_changes(data_dir, two_runs, capsys):
     run1, run2, edits = two_runs
     assert main(["--data-dir", str(data_dir), "sync", "--offline", str(run1)]) == 0
