@@ -15,7 +15,7 @@ from . import cooldown
 from .config import Settings
 from .errors import EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_UNAVAILABLE, CasefileError
 from .lock import holder_pid
-from .rawstore import DELETING, RawStore, read_manifest
+from .rawstore import DELETING, RawStore, new_run_id, read_manifest
 from .reader import loaded_runs, open_reader, query
 from .resources import sql_files
 
@@ -93,6 +93,9 @@ def _raw_store(settings: Settings, running: bool) -> list[Finding]:
                                                 f"({unfinished[0]}…); the next `casefile prune` removes them"))
     if not bad:
         found.append(Finding("ok", "raw", f"{len(runs)} run(s), {checked} document(s) match their manifests"))
+    if runs and runs[-1].run_id > new_run_id():
+        found.append(Finding("warn", "raw", f"the clock ({new_run_id()}) is behind the newest run ({runs[-1].run_id}): "
+                                            "new runs take ids just after it until the clock catches up"))
     found += _prunable(runs)
     return found
 

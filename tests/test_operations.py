@@ -122,23 +122,29 @@ def two_runs(tmp_path):
 def test_a_run_made_while_the_clock_is_behind_still_comes_last(data_dir, two_runs, monkeypatch, capsys):
     """Run ids order the runs; a rebuild replays them in that order. A clock set back after a
     sync must not give the next run an id before it, or the rebuild would let the older run win."""
+    import pipeline.doctor
     import pipeline.rawstore
     from datetime import datetime, timezone
 
     run1, run2, _ = two_runs
     assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run1)]) == 0
     real = pipeline.rawstore.new_run_id
-    monkeypatch.setattr(pipeline.rawstore, "new_run_id",
-                        lambda now=None: real(now or datetime(2001, 1, 1, tzinfo=timezone.utc)))
+    for module in (pipeline.rawstore, pipeline.doctor):  # a clock set back to 2001
+        monkeypatch.setattr(module, "new_run_id", lambda now=None: real(now or datetime(2001, 1, 1, tzinfo=timezone.utc)))
     capsys.readouterr()
     assert main(["--data-dir", str(data_dir), "sync", "--offline", str(run2)]) == 0
     assert "is not after the newest run" in capsys.readouterr().err
     ids = sorted(_statuses(data_dir))  # the second sync's run follows the first, not the clock
     assert len(ids) == 2 and not any(run_id.startswith("2001") for run_id in ids)
     synced = state(data_dir)
+    assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 0
+    assert any(f["level"] == "warn" and "the clock" in f["finding"] for f in json.loads(capsys.readouterr().out))
     monkeypatch.undo()
     assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
     assert state(data_dir) == synced
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 0
+    assert not any("the clock" in f["finding"] for f in json.loads(capsys.readouterr().out))
 
 
 def test_changes_lists_exactly_the_five_changes(data_dir, two_runs, capsys):
