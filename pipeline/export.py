@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ import duckdb
 
 from . import __version__
 from .errors import UsageError
+from .failpoints import failpoint
 from .reader import connect_read_only
 from .report import ATTRIBUTION
 from .resources import read_sql
@@ -105,6 +107,7 @@ def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) ->
     if fmt not in EXPORT_FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     out = Path(out).expanduser().absolute()
+    clear_leftovers(out)
     check_target(out)
     con = _open(warehouse, wait_s)
     try:
@@ -117,6 +120,7 @@ def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) ->
             raise UsageError(f"--out {out}: cannot make a folder there ({exc.strerror or exc})") from None
         try:
             rows = write_dataset(con, tmp, fmt)
+            failpoint("during_export")
             write_datasheet(con, tmp, fmt, run, rows)
             write_manifest(tmp, fmt, run, rows)
         except BaseException:
@@ -129,7 +133,39 @@ def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) ->
 
 
 def _sibling(out: Path, kind: str) -> Path:
-    return out.with_name(f".{out.name}.{secrets.token_hex(4)}.{kind}")
+    """A hidden folder beside ``out`` ("tmp": being written; "old": the export it replaces),
+    named with this process's pid so that a later export can tell one left by a killed export."""
+    return out.with_name(f".{out.name}.{os.getpid()}-{secrets.token_hex(4)}.{kind}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def clear_leftovers(out: Path) -> list[Path]:
+    """The folders a killed export left beside ``out``: removed, except that the previous export,
+    moved aside just before the kill, is put back when ``out`` is missing. Folders of exports
+    still running (their pid is alive) are left alone. Returns what was removed or put back."""
+    if not out.parent.is_dir():
+        return []
+    pattern = re.compile(rf"^\.{re.escape(out.name)}\.(\d+)-[0-9a-f]{{8}}\.(tmp|old)$")
+    found = []
+    for path in sorted(out.parent.iterdir()):
+        match = pattern.match(path.name)
+        if not match or not path.is_dir() or _alive(int(match.group(1))):
+            continue
+        if match.group(2) == "old" and not out.exists() and is_export(path):
+            os.rename(path, out)
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+        found.append(path)
+    return found
 
 
 def _latest_run(con) -> dict:
@@ -207,6 +243,7 @@ def swap_into_place(tmp: Path, out: Path) -> None:
         return
     old = _sibling(out, "old")
     os.rename(out, old)
+    failpoint("export_swap")  # the previous export aside, the new one not yet in place
     try:
         os.rename(tmp, out)
     except BaseException:

@@ -200,3 +200,45 @@ def test_the_warehouse_is_not_changed_by_an_export(sample_data_dir, tmp_path):
     before = warehouse_of(sample_data_dir).read_bytes()
     export_rulings(warehouse_of(sample_data_dir), tmp_path / "export", "parquet")
     assert warehouse_of(sample_data_dir).read_bytes() == before
+
+
+def _export_killed_at(point, data_dir, out):
+    from conftest import run_cli
+
+    killed = run_cli(["export", "rulings", "--out", str(out)], data_dir, CASEFILE_FAILPOINT=f"{point}:kill")
+    assert killed.returncode == -9
+    return sorted(p.name for p in out.parent.iterdir())
+
+
+def test_an_export_killed_while_writing_leaves_a_folder_the_next_export_removes(sample_data_dir, tmp_path):
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    before = files_of(out)
+    left = _export_killed_at("during_export", sample_data_dir, out)
+    assert len(left) == 2 and left[1] == "export" and left[0].startswith(".export.") and left[0].endswith(".tmp")
+    assert files_of(out) == before  # the previous export is untouched
+    export_rulings(warehouse_of(sample_data_dir), out, "jsonl")
+    assert [p.name for p in tmp_path.iterdir()] == ["export"]  # the killed export's folder is gone
+
+
+def test_an_export_killed_at_the_swap_gets_the_previous_export_back(sample_data_dir, tmp_path):
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    before = files_of(out)
+    left = _export_killed_at("export_swap", sample_data_dir, out)
+    assert "export" not in left and sorted(name.rsplit(".", 1)[1] for name in left) == ["old", "tmp"]
+    restored = export_module.clear_leftovers(out)
+    assert len(restored) == 2 and files_of(out) == before  # the previous export is back, the new one dropped
+    assert [p.name for p in tmp_path.iterdir()] == ["export"]
+
+
+def test_the_folders_of_an_export_still_running_are_left_alone(sample_data_dir, tmp_path):
+    import os
+
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    running = tmp_path / f".export.{os.getpid()}-0123abcd.tmp"  # named as this process would name it
+    running.mkdir()
+    assert export_module.clear_leftovers(out) == []
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    assert running.is_dir()
