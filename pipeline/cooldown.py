@@ -21,6 +21,10 @@ def remember(path: Path, url: str, wait_s: float, now: float | None = None) -> N
     current = read(path)
     if current and current["until_epoch"] >= until:
         return
+    _write(path, url, wait_s, until)
+
+
+def _write(path: Path, url: str, wait_s: float, until: float) -> None:
     body = {"until_epoch": until, "until": datetime.fromtimestamp(until, timezone.utc).isoformat(timespec="seconds"),
             "url": url, "wait_s": wait_s}
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -36,11 +40,24 @@ def read(path: Path) -> dict | None:
         return None
 
 
-def check(path: Path, now: float | None = None) -> None:
-    """Raise RateLimited (exit 75) while a remembered cool-down lasts."""
+def check(path: Path, now: float | None = None, reanchor: bool = True) -> None:
+    """Raise RateLimited (exit 75) while a remembered cool-down lasts.
+
+    A cool-down never lasts longer than the wait Scryfall asked for: when more than that is left,
+    the clock was set back since the 429, and (``reanchor``, the sync that holds the lock) the
+    cool-down is written again to end that wait from now, instead of lasting until the clock
+    catches up.
+    """
     body = read(path)
     now = time.time() if now is None else now
     if body and body["until_epoch"] > now:
         left = body["until_epoch"] - now
+        try:
+            asked = float(body.get("wait_s"))
+        except (TypeError, ValueError):
+            asked = None
+        if asked is not None and left > asked + 1 and reanchor:
+            _write(path, body.get("url"), asked, now + asked)
+            body, left = read(path) or body, asked
         raise RateLimited(f"Scryfall rate-limited casefile (429 on {body.get('url')}); it asked for a pause until "
                           f"{body['until']} ({left:.0f} s from now). No request was made; try again after that.")

@@ -47,7 +47,7 @@ def _lock_and_cooldown(settings: Settings) -> list[Finding]:
     body = cooldown.read(settings.cooldown_path)
     if body:
         try:
-            cooldown.check(settings.cooldown_path)
+            cooldown.check(settings.cooldown_path, reanchor=False)
             found.append(Finding("ok", "cool-down", f"the last 429 cool-down ended at {body['until']}"))
         except CasefileError:
             found.append(Finding("warn", "cool-down", f"Scryfall asked for a pause until {body['until']}"))

@@ -259,6 +259,26 @@ def test_a_run_inside_a_remembered_429_cool_down_makes_no_request(cli, data_dir)
     assert not db_of(data_dir).exists()
 
 
+def test_a_clock_set_back_does_not_stretch_a_cool_down_beyond_the_wait_asked(tmp_path):
+    from pipeline import cooldown
+    from pipeline.errors import RateLimited
+
+    path = tmp_path / "cooldown.json"
+    cooldown.remember(path, "https://api.scryfall.com/cards/search", 600, now=1_000_000)
+    with pytest.raises(RateLimited, match="300 s from now"):
+        cooldown.check(path, now=1_000_300)  # 300 s later: 300 s left
+    day_back = 1_000_300 - 86_400
+    with pytest.raises(RateLimited, match="600 s from now"):  # not 86,700 s: the wait asked, from now
+        cooldown.check(path, now=day_back)
+    cooldown.check(path, now=day_back + 601)  # over, though the clock is still a day behind the 429
+    # doctor only reads: it reports the cool-down as written, and leaves the file alone
+    cooldown.remember(path, "https://api.scryfall.com/cards/search", 600, now=2_000_000)
+    written = path.read_bytes()
+    with pytest.raises(RateLimited):
+        cooldown.check(path, now=2_000_000 - 86_400, reanchor=False)
+    assert path.read_bytes() == written
+
+
 def test_doctor_reports_a_tampered_raw_file_and_a_broken_check(data_dir, capsys):
     assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 0
     capsys.readouterr()
