@@ -1,7 +1,8 @@
 """Dataset exports: the rulings dataset and its card–ruling links as csv, jsonl or parquet files.
 
 Reads the warehouse read-only and writes only in a temp folder beside ``--out``, renamed into place
-whole; never writes the warehouse or opens the network, and puts no time of "now" in the files.
+whole (the hidden folders a killed export left there are cleared first: ``clear_leftovers``); never
+writes the warehouse or opens the network, and puts no time of "now" in the files.
 """
 
 from __future__ import annotations
