@@ -147,6 +147,17 @@ def report(record: list[Statement], total: float, over_ms: float, n_sites: int) 
     return "\n".join(lines)
 
 
+def parse_with_command(parser: argparse.ArgumentParser, argv: list[str] | None,
+                       example: str) -> tuple[argparse.Namespace, list[str]]:
+    """The options, and the casefile command given after ``--`` (an error without one)."""
+    parser.add_argument("casefile_args", nargs=argparse.REMAINDER, help="the casefile command, after --")
+    args = parser.parse_args(argv)
+    command = args.casefile_args[1:] if args.casefile_args[:1] == ["--"] else args.casefile_args
+    if not command:
+        parser.error(f"give the casefile command after --, e.g. -- {example}")
+    return args, command
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.statements", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -154,11 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="list each statement that takes at least MS milliseconds (default 5)")
     parser.add_argument("--sites", type=int, default=20, metavar="N", help="call sites shown (default 20)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write every statement to FILE")
-    parser.add_argument("casefile_args", nargs=argparse.REMAINDER, help="the casefile command, after --")
-    args = parser.parse_args(argv)
-    command = args.casefile_args[1:] if args.casefile_args[:1] == ["--"] else args.casefile_args
-    if not command:
-        parser.error("give the casefile command after --, e.g. -- --data-dir D -q sync --offline")
+    args, command = parse_with_command(parser, argv, "--data-dir D -q sync --offline")
     from pipeline.cli import main as casefile
 
     with recording() as record:

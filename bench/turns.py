@@ -36,6 +36,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.statements import Statement, by_site, parse_with_command
+
 HERE = Path(__file__).resolve().parents[1]
 
 
@@ -48,10 +50,8 @@ class Run:
 
 def summarize(saved: dict) -> Run:
     """A Run from what ``bench.statements --json`` wrote."""
-    sites: dict[str, float] = {}
-    for row in saved["statements"]:
-        if row["thread"] == "main":
-            sites[row["site"]] = sites.get(row["site"], 0.0) + row["seconds"]
+    main = [Statement(**row) for row in saved["statements"] if row["thread"] == "main"]
+    sites = {site: seconds for site, seconds, _ in by_site(main)}
     return Run(saved["seconds"], sum(sites.values()), sites)
 
 
@@ -132,11 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=5, help="runs of each tree (default 5)")
     parser.add_argument("--sites", type=int, default=15, metavar="N", help="call sites shown (default 15)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write every run's figures to FILE")
-    parser.add_argument("casefile_args", nargs=argparse.REMAINDER, help="the casefile command, after --")
-    args = parser.parse_args(argv)
-    command = args.casefile_args[1:] if args.casefile_args[:1] == ["--"] else args.casefile_args
-    if not command:
-        parser.error("give the casefile command after --, e.g. -- -q sync --offline RUN")
+    args, command = parse_with_command(parser, argv, "-q sync --offline RUN")
     if args.pairs < 1:
         parser.error("--pairs must be 1 or more")
     if not args.data.is_dir():

@@ -46,5 +46,5 @@ def pause(seconds: float) -> None:
 def sleep(seconds: float) -> None:
     """``time.sleep`` for the waits between requests: a stop asked before or during the wait
     ends it with ``Aborted``, so a fetch stops at its next request, not at the commit."""
-    _REQUESTED.wait(seconds)
+    pause(seconds)
     check()
