@@ -11,7 +11,6 @@ data is invented.
 from __future__ import annotations
 
 import copy
-import gzip
 import json
 import logging
 from collections import Counter
@@ -19,13 +18,11 @@ from collections import Counter
 import pytest
 
 import pipeline.build
-from bench.generate import API, DATA, JSON_TYPE, Synth, compact
+from bench.generate import Synth, compact
 from pipeline.rawstore import RawStore, read_manifest, read_run
 from pipeline.sync import load_pending, rebuild
-from pipeline.wire import Response
-from support.warehouse_state import ALL_TABLES, fingerprints, query, warehouse_of
-
-TABLES = ALL_TABLES + ("query_card",)
+from support.bulk_days import LINK_TABLES, TABLES, Day, ingest_excerpt, load_days, sync_days, write_day
+from support.warehouse_state import fingerprints, query, warehouse_of
 
 
 @pytest.fixture(autouse=True)
@@ -33,58 +30,13 @@ def sql_path_for_small_runs(monkeypatch):
     monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 0)
 
 
-class Day:
-    """One day's bulk files: card objects, ruling objects (in file order) and sets, as dicts."""
-
-    def __init__(self, synth: Synth):
-        self.cards = [copy.deepcopy(o) for o in synth.objects]
-        self.rulings = [json.loads(line) for line in synth.ruling_lines()]
-        self.sets = copy.deepcopy(synth.sets)
-
-    def oracle_of(self, card: dict) -> str:
-        return card.get("oracle_id") or card["card_faces"][0]["oracle_id"]
-
-    def rulings_of(self, oracle_id: str) -> list[int]:
-        return [i for i, r in enumerate(self.rulings) if r["oracle_id"] == oracle_id]
-
-
-def write_day(raw, day: Day, n: int, gz: bool = False) -> None:
-    """A complete offline run of the day's files (JSON arrays, one element per line, or gzipped JSON lines)."""
-    run_id = f"200001{n:02d}T000000.000000Z"
-    writer = RawStore(raw).new_run({"mode": "offline", "query": "*", "plan": "bulk", "include_multilingual": True,
-                                    "sources": ["api"], "api_url": API, "synthetic": True}, run_id=run_id)
-    for kind, key, items in (("bulk-cards", "all_cards", day.cards), ("bulk-rulings", "rulings", day.rulings)):
-        url = f"{DATA}/{key}/{key}-{n}.json" + ("l.gz" if gz else "")
-        body = writer.body_file("scryfall-api", url, ".jsonl.gz" if gz else ".json")
-        lines = [compact(item) for item in items]
-        if gz:
-            body.write(gzip.compress("".join(line + "\n" for line in lines).encode("utf-8")))
-        else:
-            body.write(("[\n" + ",\n".join(lines) + "\n]\n").encode("utf-8"))
-        writer.save_file(Response(url=url, final_url=url, status=200, headers={"content-type": "application/json"},
-                                  body=b"", fetched_at=None), body, "scryfall-api", kind, key=key)
-    url = f"{API}/sets"
-    writer.save(Response(url=url, final_url=url, status=200, headers={"content-type": JSON_TYPE},
-                         body=compact({"object": "list", "has_more": False, "data": day.sets}).encode("utf-8"),
-                         fetched_at=None), "scryfall-api", "sets")
-    writer.finish({"requests": 3, "bytes": sum(e.bytes for e in writer.entries)})
-    assert read_run(writer.path).complete
-
-
 def sync_then_rebuild(settings, days, caplog, gz=False):
     """Load the days by syncs, then by a rebuild; return both fingerprints and the delta log lines."""
     caplog.set_level(logging.INFO, logger="pipeline")
-    store = RawStore(settings.raw_dir)
-    builds = []
-    for n, day in enumerate(days, 1):
-        write_day(settings.raw_dir, day, n, gz=gz)
-        builds += [result.build for result in load_pending(settings, store)]
+    builds, synced, rebuilt = load_days(settings, days, gz=gz)
     assert builds[0] == "full" and len(builds) == len(days)
     deltas = [r.getMessage() for r in caplog.records if r.getMessage().startswith("delta build")]
     assert builds[1:].count("delta") == sum("changed line(s)" in d for d in deltas)
-    synced = fingerprints(settings.data_dir, tables=TABLES)
-    assert all(result.build == "full" for result in rebuild(settings))
-    rebuilt = fingerprints(settings.data_dir, tables=TABLES)
     return synced, rebuilt, deltas
 
 
@@ -580,31 +532,6 @@ def test_the_line_scan_places_every_line_of_a_file_read_on_several_threads(tmp_p
     assert len({r[4] for r in rows}) == len(lines) - 3
 
 
-LINK_TABLES = ("ruling_rule", "card_rule", "cr_edition", "cr_rule", "cr_glossary")
-
-
-def _ingest_excerpt(settings, monkeypatch, run_id: str):
-    """The CR excerpt ingested as run ``run_id`` (between two days' runs)."""
-    import pipeline.rawstore
-    from conftest import FIXTURES
-    from pipeline.sync import ingest_rules
-
-    monkeypatch.setattr(pipeline.rawstore, "new_run_id", lambda: run_id)
-    return ingest_rules(settings, str(FIXTURES / "rules" / "cr_case_excerpt.txt"))
-
-
-def _days_with_rules(settings, monkeypatch, days: list[Day]) -> list[str]:
-    """Day 1 synced, the excerpt ingested, the other days synced; the builds, in load order."""
-    store = RawStore(settings.raw_dir)
-    write_day(settings.raw_dir, days[0], 1)
-    builds = [r.build for r in load_pending(settings, store)]
-    builds.append(_ingest_excerpt(settings, monkeypatch, "20000101T120000.000000Z").build)
-    for n, day in enumerate(days[1:], 2):
-        write_day(settings.raw_dir, day, n)
-        builds += [r.build for r in load_pending(settings, store)]
-    return builds
-
-
 def test_with_an_edition_of_the_rules_ingested_delta_builds_link_what_they_derive_again(
         settings, synth, caplog, monkeypatch):
     """The ingest is a full build (it links everything); the days after it are deltas that link
@@ -622,7 +549,7 @@ def test_with_an_edition_of_the_rules_ingested_delta_builds_link_what_they_deriv
         del day.rulings[9]
 
     _edited(days, errata)
-    assert _days_with_rules(settings, monkeypatch, days) == ["full", "full", "delta"]
+    assert sync_days(settings, days, rules=monkeypatch) == ["full", "full", "delta"]
     assert not [r for r in caplog.records if "glossary terms linked change" in r.getMessage()]
     synced = fingerprints(settings.data_dir, tables=TABLES + LINK_TABLES)
     cites = "SELECT text FROM ruling_rule JOIN ruling USING (ruling_id) WHERE method = 'citation' " \
@@ -655,7 +582,7 @@ def test_a_delta_build_that_changes_the_glossary_terms_linked_links_every_ruling
     store = RawStore(settings.raw_dir)
     write_day(settings.raw_dir, days[0], 1)
     load_pending(settings, store)
-    _ingest_excerpt(settings, monkeypatch, "20000101T120000.000000Z")
+    ingest_excerpt(settings, monkeypatch, "20000101T120000.000000Z")
     assert query(settings.data_dir, glossary) == [(0,)]
     write_day(settings.raw_dir, days[1], 2)
     assert [r.build for r in load_pending(settings, store)] == ["delta"]
