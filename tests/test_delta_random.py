@@ -6,7 +6,8 @@ edits of the kinds below (Oracle errata, reworded, moved, shared or dropped ruli
 ruling with straight quotes or without its mana symbols, cards that go and come back, printings
 that move to another card or set, refused objects, new prices...), each edit placed by a seed.
 In some series the tests' rules excerpt is ingested after the first day, so that the deltas link
-what they derive again. The days are loaded by syncs, then by a rebuild, then by a rebuild on
+what they derive again; in some the files are gzipped JSON lines, not JSON arrays; in some the
+cache is lost before a day, whose sync is then a full build that the next delta starts from. The days are loaded by syncs, then by a rebuild, then by a rebuild on
 the Python reference path (``pipeline/build.py``): every table, the rules links included, must
 come out the same all three ways; and every day whose card file names each Scryfall id once must
 have been loaded by a delta build (else the test would compare full builds only).
@@ -247,8 +248,8 @@ SERIES = st.lists(st.lists(st.tuples(st.sampled_from(sorted(EDITS)), st.integers
 @pytest.mark.timeout(60 + 30 * EXAMPLES)  # the whole search is one test
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=FIXED, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(series=SERIES, with_rules=st.booleans())
-def test_random_days_load_the_same_by_delta_and_by_full_builds(series, with_rules, synth, tmp_path_factory,
+@given(series=SERIES, with_rules=st.booleans(), gz=st.booleans(), lost=st.sets(st.integers(2, 4), max_size=1))
+def test_random_days_load_the_same_by_delta_and_by_full_builds(series, with_rules, gz, lost, synth, tmp_path_factory,
                                                               monkeypatch):
     monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 0)  # the SQL path, where the delta is
     base = Day(synth)
@@ -260,16 +261,18 @@ def test_random_days_load_the_same_by_delta_and_by_full_builds(series, with_rule
         days.append(day)
     settings = validate(Settings(data_dir=tmp_path_factory.mktemp("data")))
 
-    builds, synced, rebuilt = load_days(settings, days, rules=monkeypatch if with_rules else None,
-                                        tables=TABLES + LINK_TABLES)
+    builds, synced, rebuilt = load_days(settings, days, gz=gz, rules=monkeypatch if with_rules else None,
+                                        lose_cache=frozenset(lost), tables=TABLES + LINK_TABLES)
 
     note(f"builds: {builds}")
     assert synced == rebuilt
     if with_rules:
         assert builds.pop(1) == "full"  # the ingest of the rules excerpt, after the first day
-    for day, build in zip(days[1:], builds[1:]):
+    for n, (day, build) in enumerate(zip(days[1:], builds[1:]), 2):
         ids = [c["id"] for c in day.cards]
-        if len(ids) == len(set(ids)):
+        if n in lost:
+            assert build == "full"
+        elif len(ids) == len(set(ids)):
             assert build == "delta"
     # and the Python reference path, which the SQL path is held to, rebuilds the same tables
     monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 10 ** 12)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import shutil
 
 from bench.generate import API, DATA, JSON_TYPE, Synth, compact
 from pipeline.rawstore import RawStore, read_run
@@ -72,13 +73,17 @@ def ingest_excerpt(settings, monkeypatch, run_id: str):
     return ingest_rules(settings, str(FIXTURES / "rules" / "cr_case_excerpt.txt"))
 
 
-def sync_days(settings, days: list[Day], gz: bool = False, rules=None) -> list[str]:
+def sync_days(settings, days: list[Day], gz: bool = False, rules=None, lose_cache: frozenset[int] = frozenset()
+              ) -> list[str]:
     """Write each day as a run and sync it; with ``rules`` (a pytest monkeypatch), the rules
-    excerpt is ingested after the first day. Returns each load's build ("full" or "delta"), in
-    load order (the ingest's included)."""
+    excerpt is ingested after the first day; before the days numbered in ``lose_cache`` (from 1),
+    the cache folder is deleted. Returns each load's build ("full" or "delta"), in load order
+    (the ingest's included)."""
     store = RawStore(settings.raw_dir)
     builds = []
     for n, day in enumerate(days, 1):
+        if n in lose_cache:
+            shutil.rmtree(settings.cache_dir, ignore_errors=True)
         write_day(settings.raw_dir, day, n, gz=gz)
         builds += [result.build for result in load_pending(settings, store)]
         if n == 1 and rules is not None:
@@ -86,11 +91,11 @@ def sync_days(settings, days: list[Day], gz: bool = False, rules=None) -> list[s
     return builds
 
 
-def load_days(settings, days: list[Day], gz: bool = False, rules=None,
+def load_days(settings, days: list[Day], gz: bool = False, rules=None, lose_cache: frozenset[int] = frozenset(),
               tables: tuple[str, ...] = TABLES) -> tuple[list[str], dict, dict]:
     """``sync_days``, then a rebuild. Returns the builds of the syncs, and the fingerprints of
     ``tables`` after the syncs and after the rebuild."""
-    builds = sync_days(settings, days, gz=gz, rules=rules)
+    builds = sync_days(settings, days, gz=gz, rules=rules, lose_cache=lose_cache)
     synced = fingerprints(settings.data_dir, tables=tables)
     assert all(result.build == "full" for result in rebuild(settings))
     return builds, synced, fingerprints(settings.data_dir, tables=tables)
