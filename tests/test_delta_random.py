@@ -7,14 +7,16 @@ ruling with straight quotes or without its mana symbols, cards that go and come 
 that move to another card or set, refused objects, new prices...), each edit placed by a seed.
 In some series the tests' rules excerpt is ingested after the first day, so that the deltas link
 what they derive again; in some the files are gzipped JSON lines, not JSON arrays; in some the
-cache is lost before a day, whose sync is then a full build that the next delta starts from. The days are loaded by syncs, then by a rebuild, then by a rebuild on
-the Python reference path (``pipeline/build.py``): every table, the rules links included, must
-come out the same all three ways; and every day whose card file names each Scryfall id once must
-have been loaded by a delta build (else the test would compare full builds only).
+cache is lost before a day, whose sync is then a full build that the next delta starts from.
+The days are loaded by syncs, then by a rebuild, then by a rebuild on the Python reference path
+(``pipeline/build.py``): every table, the rules links included, must come out the same all three
+ways; and every day whose card file names each Scryfall id once must have been loaded by a delta
+build (else the test would compare full builds only). Last, a prune of every superseded run and
+a rebuild from the runs it kept must give the same cards, rulings and links.
 
 The suite runs the same six series on every machine (derandomized). A longer search, of series
 drawn anew each time: ``CASEFILE_DELTA_EXAMPLES=200 python -m pytest tests/test_delta_random.py``
-(some 4 s a series on a two-core machine). The objects are bench/generate.py's SYNTHETIC ones;
+(some 5 s a series on a two-core machine). The objects are bench/generate.py's SYNTHETIC ones;
 the edits change them as Scryfall's daily files change, with texts that say what they are.
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import os
+from datetime import datetime, timezone
 import random
 import re
 
@@ -31,9 +34,10 @@ from hypothesis import HealthCheck, given, note, settings, strategies as st
 import pipeline.build
 from bench.generate import Synth
 from pipeline.config import Settings, validate
+from pipeline.prune import prune
 from pipeline.sync import rebuild
 from support.bulk_days import LINK_TABLES, TABLES, Day, load_days
-from support.warehouse_state import fingerprints
+from support.warehouse_state import DATA_TABLES, fingerprints
 
 # CASEFILE_DELTA_EXAMPLES=N: N series drawn at random (a new search each run) instead of the fixed few
 EXAMPLES = int(os.environ.get("CASEFILE_DELTA_EXAMPLES", "0")) or 6
@@ -278,3 +282,11 @@ def test_random_days_load_the_same_by_delta_and_by_full_builds(series, with_rule
     monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 10 ** 12)
     assert all(result.build == "python" for result in rebuild(settings))
     assert fingerprints(settings.data_dir, tables=TABLES + LINK_TABLES) == rebuilt
+    # a prune of every superseded run, then a rebuild from the runs kept: the same cards, rulings
+    # and links; the history goes (the change events, and where each sighting was first read)
+    monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 0)
+    first_read = {"ruling_sighting": ("doc_id",)}
+    before = fingerprints(settings.data_dir, tables=DATA_TABLES + LINK_TABLES, leave_out=first_read)
+    prune(settings, keep_days=0, now=datetime(2100, 1, 1, tzinfo=timezone.utc))
+    rebuild(settings)
+    assert fingerprints(settings.data_dir, tables=DATA_TABLES + LINK_TABLES, leave_out=first_read) == before

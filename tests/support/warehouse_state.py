@@ -43,18 +43,20 @@ def query(target: Path, sql: str, params=None) -> list[tuple]:
 
 
 def fingerprints(data_dir: Path, renames: dict[str, str] | None = None,
-                 tables: tuple[str, ...] = ALL_TABLES) -> dict[str, tuple[int, str]]:
-    """(rows, md5) per table, with every run id in ``renames`` replaced by its placeholder."""
+                 tables: tuple[str, ...] = ALL_TABLES, leave_out: dict[str, tuple[str, ...]] | None = None
+                 ) -> dict[str, tuple[int, str]]:
+    """(rows, md5) per table, with every run id in ``renames`` replaced by its placeholder;
+    ``leave_out``: more columns to leave out, by table."""
     renames = renames or {}
     con = connect(data_dir)
     try:
-        return {t: _table_print(con, t, renames) for t in tables}
+        return {t: _table_print(con, t, renames, (leave_out or {}).get(t, ())) for t in tables}
     finally:
         con.close()
 
 
-def _table_print(con, table: str, renames: dict[str, str]) -> tuple[int, str]:
-    left_out = PER_PROCESS_COLUMNS.get(table)
+def _table_print(con, table: str, renames: dict[str, str], more: tuple[str, ...] = ()) -> tuple[int, str]:
+    left_out = PER_PROCESS_COLUMNS.get(table, ()) + more
     select = f"SELECT * EXCLUDE ({', '.join(left_out)}) FROM {table}" if left_out else f"SELECT * FROM {table}"
     rows = sorted(repr(_renamed(row, renames)) for row in con.execute(select).fetchall())
     return len(rows), hashlib.md5("\n".join(rows).encode("utf-8")).hexdigest()
