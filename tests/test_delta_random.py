@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import copy
 import os
-from datetime import datetime, timezone
 import random
 import re
+from datetime import datetime, timezone
 
 import pytest
 from hypothesis import HealthCheck, given, note, settings, strategies as st
