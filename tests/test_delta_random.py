@@ -12,7 +12,8 @@ The days are loaded by syncs, then by a rebuild, then by a rebuild on the Python
 (``pipeline/build.py``): every table, the rules links included, must come out the same all three
 ways; and every day whose card file names each Scryfall id once must have been loaded by a delta
 build (else the test would compare full builds only). Last, a prune of every superseded run and
-a rebuild from the runs it kept must give the same cards, rulings and links.
+a rebuild from the runs it kept must give the same cards, rulings and links, and one more day
+synced after them must be a delta build that a rebuild agrees with.
 
 The suite runs the same six series on every machine (derandomized). A longer search, of series
 drawn anew each time: ``CASEFILE_DELTA_EXAMPLES=200 python -m pytest tests/test_delta_random.py``
@@ -35,8 +36,9 @@ import pipeline.build
 from bench.generate import Synth
 from pipeline.config import Settings, validate
 from pipeline.prune import prune
-from pipeline.sync import rebuild
-from support.bulk_days import LINK_TABLES, TABLES, Day, load_days
+from pipeline.rawstore import RawStore
+from pipeline.sync import load_pending, rebuild
+from support.bulk_days import LINK_TABLES, TABLES, Day, load_days, write_day
 from support.warehouse_state import DATA_TABLES, fingerprints
 
 # CASEFILE_DELTA_EXAMPLES=N: N series drawn at random (a new search each run) instead of the fixed few
@@ -249,20 +251,30 @@ SERIES = st.lists(st.lists(st.tuples(st.sampled_from(sorted(EDITS)), st.integers
                            min_size=1, max_size=3), min_size=1, max_size=3)
 
 
+def _next_day(day: Day, edits, base: Day) -> Day:
+    day = copy.deepcopy(day)
+    for name, seed in edits:
+        EDITS[name](day, random.Random(seed), base)
+    return day
+
+
+def _ids_once(day: Day) -> bool:
+    ids = [c["id"] for c in day.cards]
+    return len(ids) == len(set(ids))
+
+
 @pytest.mark.timeout(60 + 30 * EXAMPLES)  # the whole search is one test
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=FIXED, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(series=SERIES, with_rules=st.booleans(), gz=st.booleans(), lost=st.sets(st.integers(2, 4), max_size=1))
-def test_random_days_load_the_same_by_delta_and_by_full_builds(series, with_rules, gz, lost, synth, tmp_path_factory,
-                                                              monkeypatch):
+@given(series=SERIES, with_rules=st.booleans(), gz=st.booleans(), lost=st.sets(st.integers(2, 4), max_size=1),
+       after_prune=SERIES.map(lambda series: series[0]))
+def test_random_days_load_the_same_by_delta_and_by_full_builds(series, with_rules, gz, lost, after_prune, synth,
+                                                              tmp_path_factory, monkeypatch):
     monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 0)  # the SQL path, where the delta is
     base = Day(synth)
     days = [base]
     for edits in series:
-        day = copy.deepcopy(days[-1])
-        for name, seed in edits:
-            EDITS[name](day, random.Random(seed), base)
-        days.append(day)
+        days.append(_next_day(days[-1], edits, base))
     settings = validate(Settings(data_dir=tmp_path_factory.mktemp("data")))
 
     builds, synced, rebuilt = load_days(settings, days, gz=gz, rules=monkeypatch if with_rules else None,
@@ -273,10 +285,9 @@ def test_random_days_load_the_same_by_delta_and_by_full_builds(series, with_rule
     if with_rules:
         assert builds.pop(1) == "full"  # the ingest of the rules excerpt, after the first day
     for n, (day, build) in enumerate(zip(days[1:], builds[1:]), 2):
-        ids = [c["id"] for c in day.cards]
         if n in lost:
             assert build == "full"
-        elif len(ids) == len(set(ids)):
+        elif _ids_once(day):
             assert build == "delta"
     # and the Python reference path, which the SQL path is held to, rebuilds the same tables
     monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 10 ** 12)
@@ -290,3 +301,11 @@ def test_random_days_load_the_same_by_delta_and_by_full_builds(series, with_rule
     prune(settings, keep_days=0, now=datetime(2100, 1, 1, tzinfo=timezone.utc))
     rebuild(settings)
     assert fingerprints(settings.data_dir, tables=DATA_TABLES + LINK_TABLES, leave_out=first_read) == before
+    # and the next day's sync starts from the pruned store and the cache the rebuild left
+    days.append(_next_day(days[-1], after_prune, base))
+    write_day(settings.raw_dir, days[-1], len(days), gz=gz)
+    [result] = load_pending(settings, RawStore(settings.raw_dir))
+    assert result.build == "delta" or not _ids_once(days[-1])
+    synced = fingerprints(settings.data_dir, tables=TABLES + LINK_TABLES)
+    rebuild(settings)
+    assert fingerprints(settings.data_dir, tables=TABLES + LINK_TABLES) == synced
