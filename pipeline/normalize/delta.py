@@ -9,13 +9,15 @@ lines gave a full read; ``lines.py`` keeps it in the cache, written by the build
 1. hashes each line of the new files (``lines.py``, cached per file) and matches the lines to
    the index: unchanged, new or changed, gone;
 2. reads the new and changed lines (staged with the very SQL a full read uses), and from them
-   and the index finds the Oracle cards to derive again: the card rows of those a changed, new
-   or gone card line is about (``d_dirty``), the sightings of those a changed, new or gone ruling
-   line is about, of those whose rulings moved in their list, and of cards that appear or go
-   away (``d_sighted``);
-3. reads again every line of those cards, derives their printings, card rows and sightings with
-   ``sql/normalize/``, and reconciles again the rulings partitions (source, date, symbol-free key)
-   whose texts change, with the warehouse's own sightings of the other cards there;
+   and the index finds what to derive again: the card rows of the Oracle cards a changed, new or
+   gone card line is about (``d_dirty``); the sightings at the places of the cards' rulings lists
+   where a ruling line came, went, changed or moved (``d_sighted_place``), and every sighting of
+   the cards that appear or go away (``d_sighted_whole``);
+3. reads again the other card lines of the cards of ``d_dirty`` and the ruling lines that moved,
+   derives the printings, card rows and sightings with ``sql/normalize/``, and reconciles again
+   the rulings partitions (source, date, symbol-free key) whose texts change, with the
+   warehouse's own sightings there that are not derived again; a card's sightings that are not
+   derived again keep their rows and complete its rulings (``sql/delta/kept_sightings.sql``);
 4. hands the load the staged rows and, per table, the keys of the warehouse rows it answers for
    (``scope_<table>``), and saves the object index of the new files for the next day.
 
@@ -240,7 +242,8 @@ def _build_on(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], pair: tuple[
     duck.variants(con, "d_new_sighting")  # the features of the variants the warehouse does not have
     run_script(con, read_sql("delta/partitions.sql"), {"rulings_doc": rulings.doc_id})
     duck.variants(con)  # of every sighting in the partitions reconciled again
-    for name in ("normalize/60_reconcile.sql", "delta/mapped.sql", "normalize/65_card_ruling.sql"):
+    for name in ("normalize/60_reconcile.sql", "delta/mapped.sql", "normalize/65_card_ruling.sql",
+                 "delta/kept_sightings.sql"):
         run_script(con, read_sql(name))
     run_script(con, read_sql("delta/scopes.sql"), {"query": query})
     con.execute(read_sql("delta/index_ruling_keys.sql"))

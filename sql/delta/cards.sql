@@ -10,9 +10,17 @@ WHERE oracle_id IN (SELECT oracle_id FROM ruling_object) AND oracle_id NOT IN (S
 UNION ALL
 SELECT oracle_id FROM n_card;
 
--- The cards whose sightings are derived again: d_ruling_dirty, and the cards that appear or go away.
-CREATE OR REPLACE TEMP TABLE d_sighted AS
-SELECT oracle_id FROM d_ruling_dirty
-UNION
+-- The cards whose sightings change (d_sighted): d_ruling_dirty, whose sightings at the places of
+-- d_ruling_place are derived again (d_sighted_place), and the cards that appear or go away, whose
+-- sightings are all derived again (d_sighted_whole).
+CREATE OR REPLACE TEMP TABLE d_sighted_whole AS
 SELECT d.oracle_id FROM d_dirty AS d
 WHERE (d.oracle_id IN (SELECT oracle_id FROM card)) <> (d.oracle_id IN (SELECT oracle_id FROM n_card));
+
+CREATE OR REPLACE TEMP TABLE d_sighted AS
+SELECT oracle_id FROM d_ruling_dirty UNION SELECT oracle_id FROM d_sighted_whole;
+
+CREATE OR REPLACE TEMP TABLE d_sighted_place AS
+SELECT d.oracle_id, p.position
+FROM d_ruling_dirty AS d JOIN d_ruling_place AS p ON p.oracle_h = hash(d.oracle_id)
+WHERE d.oracle_id NOT IN (SELECT oracle_id FROM d_sighted_whole);

@@ -3,7 +3,10 @@
 --   d_dirty          card and printing rows: the cards of card lines gone, new or changed;
 --   d_ruling_dirty   sightings: the cards of ruling lines gone, new or changed, or moved in
 --                    their card's list (the place is part of a sighting). cards.sql adds the
---                    cards of d_dirty that appear or go away (their rulings come or go with them).
+--                    cards of d_dirty that appear or go away (their rulings come or go with them);
+--   d_ruling_place   the places in those lists (oracle_h, position) whose sighting may change:
+--                    where a line gone or moved was, and where a line new, changed or moved is.
+--                    A line unchanged in its place keeps its sighting: no other line was or is there.
 -- The index names cards by hash(oracle_id); the warehouse's tables give the Oracle ids back (a
 -- card a line gave is in card; a card a ruling line concerns matters only if it is there too).
 CREATE OR REPLACE TEMP TABLE d_new_card AS
@@ -30,12 +33,13 @@ UNION
 SELECT oracle_id FROM card
 WHERE hash(oracle_id) IN (SELECT oracle_h FROM d_card_gone WHERE kept AND NOT refused);
 
+CREATE OR REPLACE TEMP TABLE d_ruling_place AS
+SELECT oracle_h, position FROM d_ruling_gone
+UNION SELECT oracle_h, new_position FROM d_ruling_pos WHERE NOT same OR new_position IS DISTINCT FROM old_position
+UNION SELECT oracle_h, old_position FROM d_ruling_pos WHERE same AND new_position IS DISTINCT FROM old_position;
+
 CREATE OR REPLACE TEMP TABLE d_ruling_dirty AS
-WITH touched AS (
-    SELECT oracle_h FROM d_ruling_gone
-    UNION SELECT oracle_h FROM d_ruling_pos WHERE NOT same OR new_position IS DISTINCT FROM old_position
-)
-SELECT oracle_id FROM card WHERE hash(oracle_id) IN (SELECT oracle_h FROM touched)
+SELECT oracle_id FROM card WHERE hash(oracle_id) IN (SELECT oracle_h FROM d_ruling_place)
 UNION
 SELECT DISTINCT oracle_id FROM ruling_object WHERE oracle_id IS NOT NULL;
 

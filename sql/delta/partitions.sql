@@ -34,13 +34,13 @@ WHERE k.ruling_id NOT IN (SELECT ruling_id FROM scope_ruling);
 DELETE FROM n_sighting AS s USING d_mapped AS m
 WHERE s.oracle_id = m.oracle_id AND s.position = m.position;
 
--- The partitions' sightings of the other cards (d_partition_sighting, every column: the rest of
--- the load's scope_ruling_sighting), with the ids they have, read from today's rulings file
--- ($rulings_doc) as a full build would read them.
+-- The partitions' other sightings, those not derived again (d_partition_sighting, every column:
+-- the rest of the load's scope_ruling_sighting), with the ids they have, read from today's rulings
+-- file ($rulings_doc) as a full build would read them.
 CREATE OR REPLACE TEMP TABLE d_partition_sighting AS
 SELECT * FROM ruling_sighting
 WHERE ruling_id IN (SELECT ruling_id FROM scope_ruling)
-  AND NOT coalesce(oracle_id IN (SELECT oracle_id FROM d_sighted), false);
+  AND sighting_id NOT IN (SELECT sighting_id FROM d_sighted_sighting);
 
 INSERT INTO n_sighting BY NAME
 SELECT s.sighting_id, $rulings_doc AS doc_id, NULL AS place, s.origin, s.oracle_id, s.position, s.text_as_seen,

@@ -7,14 +7,28 @@
 -- variants the warehouse has; pipeline/normalize/delta.py then works out the features of the
 -- new ones only (d_new_sighting, through 55_variant.sql), for their partitions.
 
--- The cards' old sightings, and their variants the new sightings have again, with their ruling
+-- The old sightings at the places derived again (those of d_sighted_place, and every one of the
+-- cards of d_sighted_whole), and their variants the new sightings have again, with their ruling
 -- and flags. A variant not among them counts as new, and one of theirs not seen again as gone,
--- even if another card has it: its partition is then reconciled again for nothing, which costs a
--- little time and changes no row.
--- (d_sighted_sighting: those sightings, every column, read once: with d_partition_sighting of
--- partitions.sql they are the load's scope_ruling_sighting, scopes.sql.)
+-- even if another sighting has it: its partition is then reconciled again for nothing, which
+-- costs a little time and changes no row.
+-- The sightings of the cards of d_sighted are read once, every column: those at the places
+-- derived again are d_sighted_sighting (with d_partition_sighting of partitions.sql, the load's
+-- scope_ruling_sighting: scopes.sql); the others keep their row, and their keys, in
+-- d_kept_sighting, complete their card's rulings (kept_sightings.sql).
+CREATE OR REPLACE TEMP TABLE d_touched_sighting AS
+SELECT s.*, (p.oracle_id IS NOT NULL OR s.oracle_id IN (SELECT oracle_id FROM d_sighted_whole)) AS derived
+FROM ruling_sighting AS s
+LEFT JOIN d_sighted_place AS p ON p.oracle_id = s.oracle_id AND p.position = s.position
+WHERE s.oracle_id IN (SELECT oracle_id FROM d_sighted);
+
 CREATE OR REPLACE TEMP TABLE d_sighted_sighting AS
-SELECT * FROM ruling_sighting WHERE oracle_id IN (SELECT oracle_id FROM d_sighted);
+SELECT * EXCLUDE (derived) FROM d_touched_sighting WHERE derived;
+
+CREATE OR REPLACE TEMP TABLE d_kept_sighting AS
+SELECT sighting_id, oracle_id, ruling_id, position FROM d_touched_sighting WHERE NOT derived;
+
+DROP TABLE d_touched_sighting;
 
 CREATE OR REPLACE TEMP VIEW d_old_sighting AS
 SELECT source_as_seen AS source, CAST(date_as_seen AS VARCHAR) AS date_as_seen, text_as_seen, ruling_id, flags
