@@ -14,8 +14,8 @@
 -- costs a little time and changes no row.
 -- The sightings of the cards of d_sighted are read once, every column: those at the places
 -- derived again are d_sighted_sighting (with d_partition_sighting of partitions.sql, the load's
--- scope_ruling_sighting: scopes.sql); the others keep their row, and their keys, in
--- d_kept_sighting, complete their card's rulings (kept_sightings.sql).
+-- scope_ruling_sighting: scopes.sql); the others keep their rows, and their keys
+-- (d_kept_sighting) complete their cards' rulings (kept_sightings.sql).
 CREATE OR REPLACE TEMP TABLE d_touched_sighting AS
 SELECT s.*, (p.oracle_id IS NOT NULL OR s.oracle_id IN (SELECT oracle_id FROM d_sighted_whole)) AS derived
 FROM ruling_sighting AS s
