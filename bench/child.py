@@ -42,13 +42,13 @@ def incremental_floor(run_dir: Path, db: Path) -> int:
     checks: a delta of any design must at least read the day's files whole, since every card
     line changes every day (its prices)."""
     from pipeline.load.warehouse import open_writer
-    from pipeline.normalize.delta import VOLATILE_CARD_FIELDS
+    from pipeline.normalize.delta import VOLATILE_CARD
     from pipeline.normalize.lines import LineScans
 
     entries = [json.loads(line) for line in (run_dir / "manifest.jsonl").read_text("utf-8").splitlines()]
     by_kind = {entry["kind"]: entry for entry in entries}
     files = [(run_dir / by_kind[kind]["path"], by_kind[kind]["sha256"], ignore)
-             for kind, ignore in (("bulk-cards", VOLATILE_CARD_FIELDS), ("bulk-rulings", None))]
+             for kind, ignore in (("bulk-cards", VOLATILE_CARD), ("bulk-rulings", None))]
     con = open_writer(db)
     with tempfile.TemporaryDirectory(prefix="casefile-bench-cache-") as cache:
         scans = LineScans(con, files, Path(cache))

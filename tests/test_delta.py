@@ -358,14 +358,15 @@ def test_an_index_hashed_without_other_fields_is_not_matched_against_the_new_lin
     """The card file's object index holds hashes made without the volatile fields of its day's
     casefile; after an upgrade that leaves out other fields, the next day's lines are hashed
     another way, and the old index is not used (a full build), rather than matched to no line."""
-    from pipeline.normalize import delta
+    from pipeline.normalize import delta, lines
 
     caplog.set_level(logging.INFO, logger="pipeline")
     store = RawStore(settings.raw_dir)
     base = Day(synth)
     write_day(settings.raw_dir, base, 1)
     assert [r.build for r in load_pending(settings, store)] == ["full"]
-    monkeypatch.setattr(delta, "VOLATILE_CARD_FIELDS", r',"(?:prices":\{[^{}]*\}|edhrec_rank":[0-9]+)')
+    monkeypatch.setattr(delta, "VOLATILE_CARD", lines.Volatile(r',"(?:prices":\{[^{}]*\}|edhrec_rank":[0-9]+)',
+                                                               delta.VOLATILE_CARD.cut))
     next_day = copy.deepcopy(base)
     next_day.cards[3]["rarity"] = "special"
     write_day(settings.raw_dir, next_day, 2)
@@ -486,14 +487,14 @@ def test_a_delta_sync_leaves_whole_scans_of_its_files_in_the_cache(settings, syn
     import duckdb
 
     from pipeline.normalize import lines
-    from pipeline.normalize.delta import VOLATILE_CARD_FIELDS
+    from pipeline.normalize.delta import VOLATILE_CARD
 
     store = _day_one_loaded_day_two_written(settings, synth)
     assert [r.build for r in load_pending(settings, store)] == ["delta"]
     run = read_run(settings.raw_dir / "20000102T000000.000000Z")
     entries = {e.kind: e for e in read_manifest(run)}
     con = duckdb.connect()
-    for kind, ignore in (("bulk-cards", VOLATILE_CARD_FIELDS), ("bulk-rulings", None)):
+    for kind, ignore in (("bulk-cards", VOLATILE_CARD), ("bulk-rulings", None)):
         cached = lines._cache_file(settings.cache_dir, entries[kind].sha256, ignore)
         assert cached.is_file(), kind
         assert lines.stage_lines(con, [("fresh", run.path / entries[kind].path, None, ignore)], cache_dir=None)
@@ -530,6 +531,60 @@ def test_the_line_scan_places_every_line_of_a_file_read_on_several_threads(tmp_p
         assert data[off:off + length].decode("utf-8").rstrip(",") == lines[ord_]
     assert [r[3] for r in rows if r[4] == rows[5][4]] == [0, 1, 2, 3]
     assert len({r[4] for r in rows}) == len(lines) - 3
+
+
+def test_card_lines_are_hashed_without_their_prices_and_ranks_where_the_rank_key_comes_first(tmp_path):
+    """A card line's hash leaves out its prices and ranks (pipeline/normalize/delta.py
+    VOLATILE_CARD): in Scryfall's order the pattern runs on the text from the rank key on only;
+    in a line without the key, or with it twice, on the whole line. Where a price comes before
+    the rank key (not Scryfall's order) it stays in the hash: the line reads as changed, which
+    costs a delta time, not correctness. A change to a field casefile reads changes the hash,
+    whatever the order, and the lines read again are checked against the scan's hashes with the
+    same text (sql/delta/verify_lines.sql). The objects are made up here, in Scryfall's shape."""
+    import duckdb
+
+    from pipeline.normalize.delta import VOLATILE_CARD
+    from pipeline.normalize.lines import hash_params, stage_lines
+    from pipeline.resources import read_sql
+
+    def card(order: str, day: int, text: str = "Draw a card.") -> str:
+        volatile = {"edhrec_rank": 1000 + day, "penny_rank": 50 - day,
+                    "prices": {"usd": f"0.{day}5", "usd_foil": None, "tix": "0.03"}}
+        head = {"object": "card", "id": f"id-{order}", "name": "Synthetic Case", "oracle_text": text}
+        tail = {"related_uris": {"gatherer": "https://example.invalid/1"}}
+        if order == "scryfall":
+            obj = {**head, **volatile, **tail}
+        elif order == "no rank key":
+            obj = {**head, **{k: v for k, v in volatile.items() if k != "edhrec_rank"}, **tail}
+        elif order == "rank key twice":
+            obj = {**head, "card_faces": [{"name": "Face", "edhrec_rank": 7}], **volatile, **tail}
+        else:  # prices first
+            obj = {**head, "prices": volatile["prices"], "edhrec_rank": volatile["edhrec_rank"], **tail}
+        return compact(obj)
+
+    orders = ["scryfall", "no rank key", "rank key twice", "prices first"]
+    lines = [card(order, day, text) for order in orders
+             for day, text in ((1, "Draw a card."), (2, "Draw a card."), (1, "Draw two cards."))]
+    path = tmp_path / "cards.json"
+    path.write_text("[\n" + ",\n".join(lines) + "\n]\n", encoding="utf-8")
+    con = duckdb.connect()
+    assert stage_lines(con, [("scanned", path, None, VOLATILE_CARD)], cache_dir=None)
+    h = [row[0] for row in con.execute("SELECT h FROM scanned ORDER BY ord").fetchall()]
+    for k, order in enumerate(orders):
+        day_one, day_two, reworded = h[3 * k:3 * k + 3]
+        assert day_one != reworded, order
+        assert (day_one == day_two) is (order != "prices first"), order
+
+    def wrong_when_read_back(texts: list[str]) -> tuple[int, int]:
+        copied = tmp_path / "copied.jsonl"
+        copied.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
+        con.execute("CREATE OR REPLACE TEMP TABLE line_place AS SELECT i, i AS ord FROM range($n) AS r(i)",
+                    {"n": len(texts)})
+        verify = read_sql("delta/verify_lines.sql").replace("{lines}", "scanned")
+        return con.execute(verify, {"file": str(copied), **hash_params(VOLATILE_CARD)}).fetchone()
+
+    assert wrong_when_read_back(lines) == (len(lines), 0)
+    assert wrong_when_read_back(lines[:4] + [lines[4].replace("Synthetic", "Other")] + lines[5:]) == (len(lines), 1)
 
 
 def test_with_an_edition_of_the_rules_ingested_delta_builds_link_what_they_derive_again(

@@ -18,6 +18,7 @@ import logging
 import os
 import secrets
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -31,17 +32,41 @@ log = logging.getLogger(__name__)
 INDEX_VERSION = 1
 
 
-def _cache_file(cache_dir: Path, sha256: str, ignore: str | None) -> Path:
-    tag = "-" + hashlib.sha256(ignore.encode("utf-8")).hexdigest()[:12] if ignore else ""
+@dataclass(frozen=True)
+class Volatile:
+    """What the hashes of a file's lines leave out: the text the regular expression ``pattern``
+    matches (fields that change every day and that casefile does not read; the pattern must not
+    be able to match inside a JSON string). ``cut``, the key that opens the first of those fields
+    in the order the file's writer puts them, spares the pattern most of each line: where a line
+    holds ``cut`` exactly once, the text before it is hashed as it is and the pattern runs on the
+    rest only; elsewhere it runs on the whole line (``sql/delta/scan_lines.sql``). A field that
+    comes before ``cut`` stays in the hash: its line reads as changed every day, which costs a
+    delta time, never correctness."""
+
+    pattern: str
+    cut: str
+
+    def tag(self) -> str:
+        """Part of the names of the cache files hashed this way (another way matches no line)."""
+        return hashlib.sha256(f"{self.pattern}\0{self.cut}".encode("utf-8")).hexdigest()[:12]
+
+
+def hash_params(ignore: Volatile | None) -> dict:
+    """The parameters $ignore and $cut of the SQL that hashes lines (scan_lines.sql, verify_lines.sql)."""
+    return {"ignore": ignore.pattern if ignore else None, "cut": ignore.cut if ignore else None}
+
+
+def _cache_file(cache_dir: Path, sha256: str, ignore: Volatile | None) -> Path:
+    tag = "-" + ignore.tag() if ignore else ""
     return cache_dir / "lines" / f"{sha256}{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
 
 
-def object_index_file(cache_dir: Path, sha256: str, kind: str, query: str, ignore: str | None = None) -> Path:
+def object_index_file(cache_dir: Path, sha256: str, kind: str, query: str, ignore: Volatile | None = None) -> Path:
     """Where the object index of a bulk file is kept: what each of its lines gave a full read
     (normalize/delta.py). A function of the file's bytes and, for the card file, of the view's
     query (which lines it keeps) and of ``ignore``, the fields its line hashes leave out (an index
     hashed another way matches no line), so any build that read the file may write it."""
-    keyed = f"{query}\0{ignore or ''}".encode()
+    keyed = f"{query}\0{ignore.tag() if ignore else ''}".encode()
     tag = "cards-" + hashlib.sha256(keyed).hexdigest()[:16] if kind == "bulk-cards" else "rulings"
     return cache_dir / "lines" / f"{sha256}-{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
 
@@ -115,7 +140,7 @@ class LineScans:
     run while the build goes on, which keeps one core busy most of the time, instead of while the
     scans still take both cores."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, files: list[tuple[Path, str, str | None]], cache_dir: Path):
+    def __init__(self, con: duckdb.DuckDBPyConnection, files: list[tuple[Path, str, Volatile | None]], cache_dir: Path):
         self._con = con
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self.kept: dict[Path, str] = {}  # cache file -> the in-memory table that holds the scan
@@ -168,10 +193,10 @@ class LineScans:
                 pass
 
 
-def stage_lines(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path, str | None, str | None]],
+def stage_lines(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path, str | None, Volatile | None]],
                 cache_dir: Path | None, materialize: bool = True, scans: LineScans | None = None) -> bool:
     """For each (table, path, sha256, ignore): TEMP TABLE ``table`` (ord, h, n, off, len, ok) of
-    the file's object lines, hashed without what the regular expression ``ignore`` matches, from
+    the file's object lines, hashed without the fields ``ignore`` names (``Volatile``), from
     the cache (``materialize`` false: a TEMP view over it), or a TEMP view over the scan just
     made. Files not in the cache are scanned into it first, at the same time (``LineScans``;
     ``scans``: those the caller started). Returns whether every file could be split in lines and
@@ -204,20 +229,20 @@ def release_scans(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(f"DETACH DATABASE IF EXISTS {SCANS}")
 
 
-def _scan(con: duckdb.DuckDBPyConnection, path: Path, target: str, ignore: str | None) -> bool:
+def _scan(con: duckdb.DuckDBPyConnection, path: Path, target: str, ignore: Volatile | None) -> bool:
     """Table ``target`` (a name chosen by code: a TEMP table's, or one of ``SCANS``) from a scan
     of the file; False if DuckDB cannot split it in lines."""
     kind = "TABLE" if target.startswith(f"{SCANS}.") else "TEMP TABLE"
     script = read_sql("delta/scan_lines.sql").replace("{scan_table}", f"{kind} {target}").replace("{scan}", target)
     try:
-        run_script(con, script, {"file": str(path), "ignore": ignore})
+        run_script(con, script, {"file": str(path), **hash_params(ignore)})
     except duckdb.Error as exc:  # a line longer than the reader takes, a broken gzip stream...
         log.info("no line index for %s: %s", path.name, str(exc).splitlines()[0])
         return False
     return True
 
 
-def _scan_to_temp(con: duckdb.DuckDBPyConnection, path: Path, table: str, ignore: str | None) -> bool:
+def _scan_to_temp(con: duckdb.DuckDBPyConnection, path: Path, table: str, ignore: Volatile | None) -> bool:
     """TEMP TABLE ``table`` from a scan of the file (no cache)."""
     _clear(con, table)
     return _scan(con, path, table, ignore)

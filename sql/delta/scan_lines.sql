@@ -5,7 +5,11 @@
 --   h    a hash of the line's text (the comma that separates array elements included: the last
 --        element of an array has none, so a line that stops being the last one reads as changed),
 --        without what $ignore matches (a regular expression, or NULL: fields casefile does not
---        read that change every day, pipeline/normalize/delta.py VOLATILE_CARD_FIELDS)
+--        read that change every day, pipeline/normalize/delta.py VOLATILE_CARD). Where the line
+--        holds $cut (the key of the first of those fields) exactly once, the pattern runs on the
+--        text from $cut on only, the text before it kept as it is: the same text where no such
+--        field comes before $cut, as in Scryfall's order (pipeline/normalize/lines.py Volatile).
+--        verify_lines.sql makes the same text of a line.
 --   n    how many identical lines come before it (0 for most): (h, n) names a line in a file
 --   off, len  where the line's bytes are (meaningful in a plain file, not in a gzipped one)
 --   ok   the line looks like one whole object: it starts with { and ends with } (comma aside)
@@ -22,11 +26,14 @@
 -- found first, so that a file without any costs an UPDATE that joins no row.
 CREATE OR REPLACE TEMP TABLE line_hashed AS
 SELECT strlen(line) AS len,
-    hash(CASE WHEN $ignore IS NULL THEN line ELSE regexp_replace(line, $ignore, '', 'g') END) AS h,
+    CASE WHEN $ignore IS NULL THEN hash(line)
+         WHEN len(parts) = 2 THEN hash(parts[1] || regexp_replace($cut || parts[2], $ignore, '', 'g'))
+         ELSE hash(regexp_replace(line, $ignore, '', 'g')) END AS h,
     CASE WHEN strlen(line) > 2 THEN false ELSE trim(line) IN ('[', ']', '') END AS frame,
     starts_with(line, '{') AND (suffix(line, '}') OR suffix(line, '},')) AS ok
-FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
-              auto_detect = false, strict_mode = false, max_line_size = 8388608);
+FROM (SELECT line, CASE WHEN $ignore IS NOT NULL THEN string_split(line, $cut) END AS parts
+      FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
+                    auto_detect = false, strict_mode = false, max_line_size = 8388608));
 
 CREATE OR REPLACE {scan_table} AS
 WITH placed AS (
