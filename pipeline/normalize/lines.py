@@ -140,7 +140,8 @@ class LineScans:
     run while the build goes on, which keeps one core busy most of the time, instead of while the
     scans still take both cores."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, files: list[tuple[Path, str, Volatile | None]], cache_dir: Path):
+    def __init__(self, con: duckdb.DuckDBPyConnection, files: list[tuple[Path, str, Volatile | None]],
+                 cache_dir: Path):
         self._con = con
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self.kept: dict[Path, str] = {}  # cache file -> the in-memory table that holds the scan
