@@ -11,6 +11,7 @@ data is invented.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import logging
 from collections import Counter
@@ -314,8 +315,8 @@ def test_a_delta_that_meets_a_text_that_is_not_plain_works_it_out_in_python(sett
 
 def test_prices_and_ranks_that_change_every_day_do_not_make_a_card_line_changed(settings, synth, caplog):
     """Scryfall's card objects carry prices and ranks that change daily; casefile does not read
-    them, so a day where only they move, a rank comes or goes (and a few cards get errata) is
-    still a delta."""
+    them, so a day where only they move, a rank comes or goes where Scryfall puts it (and a few
+    cards get errata) is still a delta."""
     import re
 
     from pipeline.normalize import delta
@@ -330,7 +331,16 @@ def test_prices_and_ranks_that_change_every_day_do_not_make_a_card_line_changed(
     for i, card in enumerate(base.cards):
         card.update(prices={"usd": f"{i % 7}.25", "usd_foil": None, "tix": "0.03"}, edhrec_rank=1000 + i)
     base.cards[5].pop("penny_rank", None)
-    base.cards[6]["penny_rank"] = 40
+
+    def rank_in_the_pool(card: dict, rank: int) -> None:  # where Scryfall writes it: after edhrec_rank
+        fields = [(k, v) for k, v in card.items() if k != "penny_rank"]
+        card.clear()
+        for k, v in fields:
+            card[k] = v
+            if k == "edhrec_rank":
+                card["penny_rank"] = rank
+
+    rank_in_the_pool(base.cards[6], 40)
     days = [base]
 
     def a_day_of_prices(day):
@@ -338,7 +348,7 @@ def test_prices_and_ranks_that_change_every_day_do_not_make_a_card_line_changed(
             card["prices"]["usd"] = f"{i % 5}.50"
             card["edhrec_rank"] += 1
         day.cards[3]["rarity"] = "special"
-        day.cards[5]["penny_rank"] = 7  # a card enters the Penny Dreadful pool, another leaves it
+        rank_in_the_pool(day.cards[5], 7)  # a card enters the Penny Dreadful pool, another leaves it
         day.cards[6].pop("penny_rank", None)
 
     _edited(days, a_day_of_prices)
@@ -358,15 +368,15 @@ def test_an_index_hashed_without_other_fields_is_not_matched_against_the_new_lin
     """The card file's object index holds hashes made without the volatile fields of its day's
     casefile; after an upgrade that leaves out other fields, the next day's lines are hashed
     another way, and the old index is not used (a full build), rather than matched to no line."""
-    from pipeline.normalize import delta, lines
+    from pipeline.normalize import delta
 
     caplog.set_level(logging.INFO, logger="pipeline")
     store = RawStore(settings.raw_dir)
     base = Day(synth)
     write_day(settings.raw_dir, base, 1)
     assert [r.build for r in load_pending(settings, store)] == ["full"]
-    monkeypatch.setattr(delta, "VOLATILE_CARD", lines.Volatile(r',"(?:prices":\{[^{}]*\}|edhrec_rank":[0-9]+)',
-                                                               delta.VOLATILE_CARD.cut))
+    monkeypatch.setattr(delta, "VOLATILE_CARD", dataclasses.replace(
+        delta.VOLATILE_CARD, pattern=r',"(?:prices":\{[^{}]*\}|edhrec_rank":[0-9]+)'))
     next_day = copy.deepcopy(base)
     next_day.cards[3]["rarity"] = "special"
     write_day(settings.raw_dir, next_day, 2)
@@ -533,47 +543,63 @@ def test_the_line_scan_places_every_line_of_a_file_read_on_several_threads(tmp_p
     assert len({r[4] for r in rows}) == len(lines) - 3
 
 
-def test_card_lines_are_hashed_without_their_prices_and_ranks_where_the_rank_key_comes_first(tmp_path):
+def test_card_lines_are_hashed_without_their_prices_and_ranks_whatever_their_order(tmp_path):
     """A card line's hash leaves out its prices and ranks (pipeline/normalize/delta.py
-    VOLATILE_CARD): in Scryfall's order the pattern runs on the text from the rank key on only;
-    in a line without the key, or with it twice, on the whole line. Where a price comes before
-    the rank key (not Scryfall's order) it stays in the hash: the line reads as changed, which
-    costs a delta time, not correctness. A change to a field casefile reads changes the hash,
-    whatever the order, and the lines read again are checked against the scan's hashes with the
-    same text (sql/delta/verify_lines.sql). The objects are made up here, in Scryfall's shape."""
+    VOLATILE_CARD): in Scryfall's order, with or without the Penny Dreadful rank, by splitting
+    the line at their keys; where another field comes between them, by the pattern on the text
+    from the rank key on; in a line without the rank key, or with it twice, by the pattern on the
+    whole line. Where a price comes before the rank key (not Scryfall's order) it stays in the
+    hash: the line reads as changed, which costs a delta time, not correctness. A change to a
+    field casefile reads, before the three or after them, changes the hash whatever the order,
+    and the lines read again are checked against the scan's hashes with the same text
+    (sql/delta/verify_lines.sql). The objects are made up here, in Scryfall's shape."""
     import duckdb
 
     from pipeline.normalize.delta import VOLATILE_CARD
     from pipeline.normalize.lines import hash_params, stage_lines
     from pipeline.resources import read_sql
 
-    def card(order: str, day: int, text: str = "Draw a card.") -> str:
-        volatile = {"edhrec_rank": 1000 + day, "penny_rank": 50 - day,
-                    "prices": {"usd": f"0.{day}5", "usd_foil": None, "tix": "0.03"}}
+    def card(order: str, day: int, text: str = "Draw a card.", gatherer: str = "1") -> str:
+        ranks = {"edhrec_rank": 1000 + day, "penny_rank": 50 - day}
+        prices = {"prices": {"usd": f"0.{day}5", "usd_foil": None, "tix": "0.03"}}
         head = {"object": "card", "id": f"id-{order}", "name": "Synthetic Case", "oracle_text": text}
-        tail = {"related_uris": {"gatherer": "https://example.invalid/1"}}
+        tail = {"related_uris": {"gatherer": f"https://example.invalid/{gatherer}"}}
         if order == "scryfall":
-            obj = {**head, **volatile, **tail}
+            obj = {**head, **ranks, **prices, **tail}
+        elif order == "no penny rank":
+            obj = {**head, "edhrec_rank": ranks["edhrec_rank"], **prices, **tail}
+        elif order == "preview between":
+            obj = {**head, **ranks, "preview": {"source": "Synthetic"}, **prices, **tail}
         elif order == "no rank key":
-            obj = {**head, **{k: v for k, v in volatile.items() if k != "edhrec_rank"}, **tail}
+            obj = {**head, "penny_rank": ranks["penny_rank"], **prices, **tail}
         elif order == "rank key twice":
-            obj = {**head, "card_faces": [{"name": "Face", "edhrec_rank": 7}], **volatile, **tail}
+            obj = {**head, "card_faces": [{"name": "Face", "edhrec_rank": 7}], **ranks, **prices, **tail}
         else:  # prices first
-            obj = {**head, "prices": volatile["prices"], "edhrec_rank": volatile["edhrec_rank"], **tail}
+            obj = {**head, **prices, "edhrec_rank": ranks["edhrec_rank"], **tail}
         return compact(obj)
 
-    orders = ["scryfall", "no rank key", "rank key twice", "prices first"]
-    lines = [card(order, day, text) for order in orders
-             for day, text in ((1, "Draw a card."), (2, "Draw a card."), (1, "Draw two cards."))]
+    orders = ["scryfall", "no penny rank", "preview between", "no rank key", "rank key twice", "prices first"]
+    lines = [card(order, *variant) for order in orders
+             for variant in ((1,), (2,), (1, "Draw two cards."), (1, "Draw a card.", "2"))]
     path = tmp_path / "cards.json"
     path.write_text("[\n" + ",\n".join(lines) + "\n]\n", encoding="utf-8")
     con = duckdb.connect()
     assert stage_lines(con, [("scanned", path, None, VOLATILE_CARD)], cache_dir=None)
     h = [row[0] for row in con.execute("SELECT h FROM scanned ORDER BY ord").fetchall()]
     for k, order in enumerate(orders):
-        day_one, day_two, reworded = h[3 * k:3 * k + 3]
-        assert day_one != reworded, order
+        day_one, day_two, reworded, relinked = h[4 * k:4 * k + 4]
+        assert day_one != reworded and day_one != relinked, order
         assert (day_one == day_two) is (order != "prices first"), order
+    assert len(set(h)) == len(h) - (len(orders) - 1)
+
+    def split_off(line: str) -> int:  # the hash of the text around the three fields
+        before, after = line.split(',"edhrec_rank":')
+        after = after.split(',"prices":{')[1]
+        return con.execute("SELECT hash($before, $after)", {"before": before,
+                                                             "after": after[after.index("}") + 1:]}).fetchone()[0]
+
+    split = [h[i] == split_off(lines[i] + ",") for i in range(0, 12, 4)]
+    assert split == [True, True, False]  # Scryfall's order with or without the penny rank; not with a preview
 
     def wrong_when_read_back(texts: list[str]) -> tuple[int, int]:
         copied = tmp_path / "copied.jsonl"
@@ -584,7 +610,9 @@ def test_card_lines_are_hashed_without_their_prices_and_ranks_where_the_rank_key
         return con.execute(verify, {"file": str(copied), **hash_params(VOLATILE_CARD)}).fetchone()
 
     assert wrong_when_read_back(lines) == (len(lines), 0)
-    assert wrong_when_read_back(lines[:4] + [lines[4].replace("Synthetic", "Other")] + lines[5:]) == (len(lines), 1)
+    for k in (1, 9):  # split off, and cleaned by the pattern
+        changed = lines[:k] + [lines[k].replace("Synthetic", "Other")] + lines[k + 1:]
+        assert wrong_when_read_back(changed) == (len(lines), 1)
 
 
 def test_with_an_edition_of_the_rules_ingested_delta_builds_link_what_they_derive_again(

@@ -34,26 +34,41 @@ INDEX_VERSION = 1
 
 @dataclass(frozen=True)
 class Volatile:
-    """What the hashes of a file's lines leave out: the text the regular expression ``pattern``
-    matches (fields that change every day and that casefile does not read; the pattern must not
-    be able to match inside a JSON string). ``cut``, the key that opens the first of those fields
-    in the order the file's writer puts them, spares the pattern most of each line: where a line
-    holds ``cut`` exactly once, the text before it is hashed as it is and the pattern runs on the
-    rest only; elsewhere it runs on the whole line (``sql/delta/scan_lines.sql``). A field that
-    comes before ``cut`` stays in the hash: its line reads as changed every day, which costs a
-    delta time, never correctness."""
+    """What the hashes of a file's lines leave out: fields that change every day and that
+    casefile does not read, which the file's writer puts together in a run near the end of each
+    object (``sql/delta/scan_lines.sql``):
+
+    - ``cut``: the key that opens the run (its first field);
+    - ``flat``: the key and brace that open the run's last field, an object of plain values;
+    - ``between``: the key of a field that may come between the two.
+
+    Where a line holds ``cut`` exactly once, and after it ``flat`` exactly once, with nothing
+    between them but the values of ``cut`` and ``between`` (no quote left once the ``between``
+    keys are taken out: no other key), the text from ``cut`` to the first ``}`` after ``flat``
+    is left out: all of it is in the run. Elsewhere the regular expression ``pattern`` takes
+    the fields out (it must not be able to match inside a JSON string): from ``cut`` on where
+    the line holds it once, the text before it kept as it is, else over the whole line. A field
+    that comes before ``cut`` stays in the hash, and so does a line whose run is not in that
+    shape on one day and is on the next: its line reads as changed, which costs a delta time,
+    never correctness."""
 
     pattern: str
     cut: str
+    flat: str
+    between: str
 
     def tag(self) -> str:
         """Part of the names of the cache files hashed this way (another way matches no line)."""
-        return hashlib.sha256(f"{self.pattern}\0{self.cut}".encode("utf-8")).hexdigest()[:12]
+        text = "\0".join((self.pattern, self.cut, self.flat, self.between))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def hash_params(ignore: Volatile | None) -> dict:
-    """The parameters $ignore and $cut of the SQL that hashes lines (scan_lines.sql, verify_lines.sql)."""
-    return {"ignore": ignore.pattern if ignore else None, "cut": ignore.cut if ignore else None}
+    """The parameters $ignore, $cut, $flat and $between of the SQL that hashes lines
+    (scan_lines.sql, verify_lines.sql)."""
+    if ignore is None:
+        return {"ignore": None, "cut": None, "flat": None, "between": None}
+    return {"ignore": ignore.pattern, "cut": ignore.cut, "flat": ignore.flat, "between": ignore.between}
 
 
 def _cache_file(cache_dir: Path, sha256: str, ignore: Volatile | None) -> Path:

@@ -4,12 +4,15 @@
 --   ord  the object's place in the file, as read_json numbers it (0, 1, ...)
 --   h    a hash of the line's text (the comma that separates array elements included: the last
 --        element of an array has none, so a line that stops being the last one reads as changed),
---        without what $ignore matches (a regular expression, or NULL: fields casefile does not
---        read that change every day, pipeline/normalize/delta.py VOLATILE_CARD). Where the line
---        holds $cut (the key of the first of those fields) exactly once, the pattern runs on the
---        text from $cut on only, the text before it kept as it is: the same text where no such
---        field comes before $cut, as in Scryfall's order (pipeline/normalize/lines.py Volatile).
---        verify_lines.sql makes the same text of a line.
+--        without the fields casefile does not read that change every day (pipeline/normalize/
+--        delta.py VOLATILE_CARD; all NULL: none). Where the line holds $cut (the key that opens
+--        their run) exactly once, and after it $flat (the key of the run's last field, an object of
+--        plain values) exactly once, with only values and $between keys between them (no quote
+--        left once those keys are out), the hash is of the text before $cut and of the text after
+--        the first } after $flat, side by side: the run left out by splitting the line. Else the
+--        regular expression $ignore takes the fields out, of the text from $cut on where the line
+--        holds $cut once (the text before it kept as it is), else of the whole line
+--        (pipeline/normalize/lines.py Volatile). verify_lines.sql hashes a line the same way.
 --   n    how many identical lines come before it (0 for most): (h, n) names a line in a file
 --   off, len  where the line's bytes are (meaningful in a plain file, not in a gzipped one)
 --   ok   the line looks like one whole object: it starts with { and ends with } (comma aside)
@@ -27,13 +30,17 @@
 CREATE OR REPLACE TEMP TABLE line_hashed AS
 SELECT strlen(line) AS len,
     CASE WHEN $ignore IS NULL THEN hash(line)
+         WHEN len(run) = 2 AND after_flat > 0 AND NOT contains(replace(run[1], $between, ''), '"')
+             THEN hash(parts[1], substr(run[2], after_flat + 1))
          WHEN len(parts) = 2 THEN hash(parts[1] || regexp_replace($cut || parts[2], $ignore, '', 'g'))
          ELSE hash(regexp_replace(line, $ignore, '', 'g')) END AS h,
     CASE WHEN strlen(line) > 2 THEN false ELSE trim(line) IN ('[', ']', '') END AS frame,
     starts_with(line, '{') AND (suffix(line, '}') OR suffix(line, '},')) AS ok
-FROM (SELECT line, CASE WHEN $ignore IS NOT NULL THEN string_split(line, $cut) END AS parts
-      FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
-                    auto_detect = false, strict_mode = false, max_line_size = 8388608));
+FROM (SELECT line, parts, run, strpos(run[2], '}') AS after_flat
+      FROM (SELECT line, parts, CASE WHEN len(parts) = 2 THEN string_split(parts[2], $flat) END AS run
+            FROM (SELECT line, CASE WHEN $ignore IS NOT NULL THEN string_split(line, $cut) END AS parts
+                  FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '',
+                                escape = '', auto_detect = false, strict_mode = false, max_line_size = 8388608))));
 
 CREATE OR REPLACE {scan_table} AS
 WITH placed AS (
