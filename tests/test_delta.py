@@ -543,6 +543,29 @@ def test_the_line_scan_places_every_line_of_a_file_read_on_several_threads(tmp_p
     assert len({r[4] for r in rows}) == len(lines) - 3
 
 
+def test_a_line_scan_reads_a_large_file_through_a_bounded_buffer(tmp_path):
+    """The line scan reads lines of up to 8 MB, and DuckDB would then read a file of tens of MB
+    into one buffer of its size, all of it counted against the memory limit: two scans beside a
+    full build's read went over the limit at scale. The scan's buffer is 16 MB
+    (sql/delta/scan_lines.sql): a 48 MB file is scanned within a 40 MB limit. The objects are
+    made up here, in Scryfall's shape."""
+    import duckdb
+
+    from pipeline.normalize.delta import VOLATILE_CARD
+    from pipeline.normalize.lines import stage_lines
+
+    text = "Synthetic rules text. " * 55
+    lines = [compact({"object": "card", "id": f"id-{i:06d}", "name": f"Synthetic Case {i}", "oracle_text": text,
+                      "edhrec_rank": i, "prices": {"usd": "0.25"}}) for i in range(36_000)]
+    path = tmp_path / "cards.json"
+    path.write_text("[\n" + ",\n".join(lines) + "\n]\n", encoding="utf-8")
+    assert path.stat().st_size > 48_000_000
+    con = duckdb.connect()
+    con.execute("SET memory_limit = '40MB'")
+    assert stage_lines(con, [("scanned", path, None, VOLATILE_CARD)], cache_dir=None)
+    assert con.execute("SELECT count(*), count(DISTINCT h) FROM scanned").fetchone() == (36_000, 36_000)
+
+
 def test_card_lines_are_hashed_without_their_prices_and_ranks_whatever_their_order(tmp_path):
     """A card line's hash leaves out its prices and ranks (pipeline/normalize/delta.py
     VOLATILE_CARD): in Scryfall's order, with or without the Penny Dreadful rank, by splitting

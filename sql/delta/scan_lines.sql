@@ -27,6 +27,10 @@
 -- in the table's order (a streaming window: one pass, no sort); the next ones number the
 -- repeated lines, which are few (a sort of every line by its hash took longer than the rest):
 -- found first, so that a file without any costs an UPDATE that joins no row.
+-- The reader takes lines of up to 8 MB (max_line_size), which makes DuckDB's read buffer larger
+-- unless buffer_size is set: a scan of the benchmark's 4x card file then needed 250-300 MB of
+-- the memory limit, and two scans beside a full build's read of the documents sometimes went
+-- over it (bench/FINDINGS.md). With a 16 MB buffer a scan fits in 100 MB, no slower.
 CREATE OR REPLACE TEMP TABLE line_hashed AS
 SELECT strlen(line) AS len,
     CASE WHEN $ignore IS NULL THEN hash(line)
@@ -40,7 +44,8 @@ FROM (SELECT line, parts, run, strpos(run[2], '}') AS after_flat
       FROM (SELECT line, parts, CASE WHEN len(parts) = 2 THEN string_split(parts[2], $flat) END AS run
             FROM (SELECT line, CASE WHEN $ignore IS NOT NULL THEN string_split(line, $cut) END AS parts
                   FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '',
-                                escape = '', auto_detect = false, strict_mode = false, max_line_size = 8388608))));
+                                escape = '', auto_detect = false, strict_mode = false, max_line_size = 8388608,
+                                buffer_size = 16777216))));
 
 CREATE OR REPLACE {scan_table} AS
 WITH placed AS (

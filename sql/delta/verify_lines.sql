@@ -9,7 +9,7 @@
 WITH copied AS (
     SELECT row_number() OVER () - 1 AS i, line
     FROM read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
-                  auto_detect = false, strict_mode = false, max_line_size = 8388608)
+                  auto_detect = false, strict_mode = false, max_line_size = 8388608, buffer_size = 16777216)
 ), texts AS (
     SELECT p.ord,
         CASE WHEN $ignore IS NULL THEN c.line
