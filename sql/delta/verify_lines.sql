@@ -13,16 +13,17 @@ WITH copied AS (
 ), texts AS (
     SELECT p.ord,
         CASE WHEN $ignore IS NULL THEN c.line
-             WHEN len(c.run) = 2 AND c.after_flat > 0 AND NOT contains(replace(c.run[1], $between, ''), '"')
-                 THEN c.parts[1]
+             WHEN c.split_off THEN c.parts[1]
              WHEN len(c.parts) = 2 THEN c.parts[1] || regexp_replace($cut || c.parts[2], $ignore, '', 'g')
              ELSE regexp_replace(c.line, $ignore, '', 'g') END AS head,
-        CASE WHEN len(c.run) = 2 AND c.after_flat > 0 AND NOT contains(replace(c.run[1], $between, ''), '"')
-             THEN substr(c.run[2], c.after_flat + 1) END AS tail
-    FROM (SELECT i, line, parts, run, strpos(run[2], '}') AS after_flat
-          FROM (SELECT i, line, parts, CASE WHEN len(parts) = 2 THEN string_split(parts[2], $flat) END AS run
-                FROM (SELECT i, line, CASE WHEN $ignore IS NOT NULL THEN string_split(line, $cut) END AS parts
-                      FROM copied))) AS c
+        CASE WHEN c.split_off THEN substr(c.run[2], c.after_flat + 1) END AS tail
+    FROM (SELECT i, line, parts, run, after_flat,
+                 coalesce(len(run) = 2 AND after_flat > 0 AND NOT contains(replace(run[1], $between, ''), '"'),
+                          false) AS split_off
+          FROM (SELECT i, line, parts, run, strpos(run[2], '}') AS after_flat
+                FROM (SELECT i, line, parts, CASE WHEN len(parts) = 2 THEN string_split(parts[2], $flat) END AS run
+                      FROM (SELECT i, line, CASE WHEN $ignore IS NOT NULL THEN string_split(line, $cut) END AS parts
+                            FROM copied)))) AS c
     JOIN line_place AS p USING (i)
 ), hashed AS (
     SELECT ord,
