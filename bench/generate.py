@@ -1,10 +1,10 @@
 """SYNTHETIC Scryfall-shaped data at scale, for the benchmark only. Never real card data.
 
-Writes three recorded runs in the raw store's format, as a bulk sync would have fetched them:
+Writes four recorded runs in the raw store's format, as a bulk sync would have fetched them:
 ``base`` and two next days made from it, ``changed`` (the same data with 1 % of the card
 objects and 1 % of the rulings edited) and ``quiet`` (one Oracle card, with all its printings,
-and one ruling edited), both with new prices and ranks on every card object, as every day at
-Scryfall. Each holds
+and one ruling edited), and ``next``, the day after ``changed`` (another 1 % of each edited),
+each with new prices and ranks on every card object, as every day at Scryfall. Each holds
 the ``/bulk-data`` index, the ``/sets`` list, an ``all_cards`` file (a JSON array, one card
 object per line, as Scryfall writes its bulk files) and a ``rulings`` file.
 
@@ -242,10 +242,10 @@ class Synth:
         self.straight = {(c, r) for c, rs in per_card.items() for r in rs if rng.random() < 0.01}
 
     # -- the changed copy -------------------------------------------------------------------
-    def change(self, share: float = CHANGED_SHARE, seed: int = 11) -> None:
+    def change(self, share: float = CHANGED_SHARE, seed: int = 11, day: int = 2) -> None:
         """Edit ``share`` of the card objects (errata of Oracle cards, carried by their printings)
         and ``share`` of the distinct rulings (a reworded text); and, as on every day, quote new
-        prices and ranks on every card object."""
+        prices and ranks on every card object (those of ``day``)."""
         rng = random.Random(seed)
         target = max(1, round(len(self.objects) * share))
         by_oracle: dict[str, list[dict]] = {}
@@ -265,7 +265,7 @@ class Synth:
                 changed += 1
         for r in rng.sample(range(len(self.rulings)), max(1, round(len(self.rulings) * share))):
             self.rulings[r] = {**self.rulings[r], "comment": self.rulings[r]["comment"] + " (Reworded.)"}
-        self._quote_market(day=2)
+        self._quote_market(day=day)
 
     # -- writing ---------------------------------------------------------------------------
     def ruling_lines(self):
@@ -328,11 +328,12 @@ def _descriptor(kind: str, name: str, url: str, size: int, stamp: str) -> dict:
 
 
 def run_dirs(out: Path) -> dict[str, Path]:
-    """The base run (day 1) and two next days made from it: ``changed`` (1 % of the cards and
-    rulings edited) and ``quiet`` (one Oracle card and one ruling edited); both quote new prices
-    and ranks on every card object."""
+    """The base run (day 1), two next days made from it: ``changed`` (1 % of the cards and
+    rulings edited) and ``quiet`` (one Oracle card and one ruling edited), and the day after
+    ``changed``: ``next`` (another 1 % edited, drawn with another seed). Each day quotes new
+    prices and ranks on every card object."""
     return {"base": out / "20000101T000000.000000Z", "changed": out / "20000102T000000.000000Z",
-            "quiet": out / "20000102T120000.000000Z"}
+            "quiet": out / "20000102T120000.000000Z", "next": out / "20000103T000000.000000Z"}
 
 
 def generate(scale: float, out: Path, seed: int = 7) -> dict[str, Path]:
@@ -354,6 +355,12 @@ def generate(scale: float, out: Path, seed: int = 7) -> dict[str, Path]:
         synth = Synth(scale, seed)  # the base again: the quiet day is not made on top of the changed one
         synth.change(share=0)  # at least one of each: one Oracle card (all its printings), one ruling
         synth.write_run(out, runs["quiet"].name, "20000102")
+    if not (runs["next"] / "_SUCCESS").exists():  # added later still: made on its own
+        shutil.rmtree(runs["next"], ignore_errors=True)
+        synth = Synth(scale, seed)
+        synth.change()  # the changed day again, as written above
+        synth.change(seed=13, day=3)
+        synth.write_run(out, runs["next"].name, "20000103")
     return runs
 
 

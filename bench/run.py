@@ -12,6 +12,9 @@ step in a child process of its own:
   incremental  casefile sync --offline <changed run>: 1 % of card objects and rulings edited (a
                delta build: pipeline/normalize/delta.py); and of the quiet run, where one card
                and one ruling are edited (what a delta costs whatever the change)
+  next day     casefile sync --offline <next run> on a copy of the folder the incremental sync
+               left: another 1 %, a delta after a delta, as a scheduled sync runs day after day
+               (the incremental sync above is the first delta after a full build)
   incremental floor  the least an incremental sync does: open the warehouse, scan the lines of
                the changed run's two files, close (bench/child.py)
   search       median of N `casefile search` queries (pipeline/lookup.py) on a read-only connection
@@ -187,8 +190,10 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     # machine's speed reaches all three alike (the targets are their ratios). Each incremental
     # sync runs on a copy of the data folder just rebuilt, and each must report the same changes.
     # The quiet day (one card and one ruling edited) runs last in each turn, on a copy of its own.
-    floors, rebuilds, incrementals, summaries, quiets = [], [], [], [], []
+    # The next day runs on a copy of the folder the incremental sync left, after it in each turn.
+    floors, rebuilds, incrementals, summaries, quiets, nexts = [], [], [], [], [], []
     quiet_data = base_dir / "data-quiet"
+    next_data = base_dir / "data-next"
     for _ in range(repeat):
         floors.append(child("floor", ["floor", str(runs["base"]), str(base_dir / "floor.duckdb")]))
         (base_dir / "floor.duckdb").unlink(missing_ok=True)
@@ -197,10 +202,14 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         incrementals.append(child("incremental", ["casefile", "--data-dir", str(incremental_data), "--log-format",
                                                   "json", "-q", "sync", "--offline", str(runs["changed"])]))
         summaries.append(json.loads(incrementals[-1]["stdout"].strip().splitlines()[-1]))
+        _copy_data(incremental_data, next_data)
+        nexts.append(child("next day", ["casefile", "--data-dir", str(next_data), "--log-format", "json", "-q",
+                                        "sync", "--offline", str(runs["next"])]))
         _copy_data(data, quiet_data)
         quiets.append(child("quiet incremental", ["casefile", "--data-dir", str(quiet_data), "--log-format", "json",
                                                   "-q", "sync", "--offline", str(runs["quiet"])]))
     shutil.rmtree(quiet_data, ignore_errors=True)
+    shutil.rmtree(next_data, ignore_errors=True)
     # This scale against 1x, each pair of rebuilds (one run each) made one after the other: this
     # machine's speed can drift by more than 10 % over the minutes between two scales' rebuilds.
     interleaved = {}
@@ -239,8 +248,10 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         raise SystemExit(f"bench: the incremental syncs of one start did not agree: {changes}")
     summary = summaries[0]
     rows = summary.get("rows", {})
-    floor, rebuild, cold, incremental, inc_floor, quiet = (_median(steps) for steps in (
-        floors, rebuilds, colds, incrementals, inc_floors, quiets))
+    floor, rebuild, cold, incremental, inc_floor, quiet, nxt = (_median(steps) for steps in (
+        floors, rebuilds, colds, incrementals, inc_floors, quiets, nexts))
+    next_pairs = [n["seconds"] / reb["seconds"] for reb, n in zip(rebuilds, nexts)]
+    next_summary = json.loads(nxt["stdout"].strip().splitlines()[-1])
     pairs = [inc["seconds"] / reb["seconds"] for reb, inc in zip(rebuilds, incrementals)]
     quiet_pairs = [q["seconds"] / reb["seconds"] for reb, q in zip(rebuilds, quiets)]
     quiet_summary = json.loads(quiet["stdout"].strip().splitlines()[-1])
@@ -280,6 +291,15 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         "quiet_vs_rebuild_in_turns": round(statistics.median(quiet_pairs), 3),
         "quiet_changes": {k: quiet_summary.get(k) for k in ("inserted", "updated", "removed")},
         "quiet_timings_s": quiet_summary.get("timings_s", {}),
+        # the day after, on the folder the incremental sync left: a delta after a delta, as a
+        # scheduled sync runs day after day ("build" says it was one)
+        "next_incremental_s": round(nxt["seconds"], 3),
+        "next_vs_rebuild": round(nxt["seconds"] / rebuild["seconds"], 3),
+        "next_vs_rebuild_in_turns": round(statistics.median(next_pairs), 3),
+        "next_vs_rebuild_pairs": [round(p, 3) for p in next_pairs],
+        "next_build": next_summary.get("build"),
+        "next_changes": {k: next_summary.get(k) for k in ("inserted", "updated", "removed")},
+        "next_timings_s": next_summary.get("timings_s", {}),
         "incremental_floor_s": round(inc_floor["seconds"], 3),
         "incremental_floor_vs_rebuild": round(inc_floor["seconds"] / rebuild["seconds"], 3),
         # the CPU time of the median runs (user + system, every thread, over the span their
@@ -294,9 +314,9 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         "rebuild_timings_s": rebuild_phases,
         "runs_s": {name: [round(step["seconds"], 3) for step in steps] for name, steps in (
             ("floor", floors), ("rebuild", rebuilds), ("rebuild_cold", colds), ("incremental", incrementals),
-            ("quiet_incremental", quiets), ("incremental_floor", inc_floors))},
-        "peak_rss_mb": round(max(step["peak_rss_mb"] for step in [first, *rebuilds, *colds, *incrementals, *quiets]),
-                             1),
+            ("quiet_incremental", quiets), ("next_incremental", nexts), ("incremental_floor", inc_floors))},
+        "peak_rss_mb": round(max(step["peak_rss_mb"] for step in [first, *rebuilds, *colds, *incrementals, *quiets,
+                                                                   *nexts]), 1),
         "rebuild_rss_mb": round(max(step["peak_rss_mb"] for step in rebuilds), 1),
         "floor_rss_mb": round(max(step["peak_rss_mb"] for step in floors), 1),
         "search_ms_p50": round(statistics.median(times), 2), "search_ms_max": round(max(times), 2),
@@ -369,6 +389,11 @@ def show(fig: dict) -> None:
     print(f"  incremental sync, prices only        {fig['quiet_incremental_s']:8.3f} s   "
           f"{fig['quiet_vs_rebuild']:4.2f}x rebuild (in turns {fig['quiet_vs_rebuild_in_turns']:.3f}; one card and "
           f"one ruling edited: +{quiet['inserted']} ~{quiet['updated']} -{quiet['removed']} rows)")
+    nxt = fig["next_changes"]
+    print(f"  next day, a delta after a delta      {fig['next_incremental_s']:8.3f} s   "
+          f"{fig['next_vs_rebuild']:4.2f}x rebuild (in turns {fig['next_vs_rebuild_in_turns']:.3f}, pairs "
+          f"{_listed(fig['next_vs_rebuild_pairs'])}; {fig['next_build']} build: +{nxt['inserted']} "
+          f"~{nxt['updated']} -{nxt['removed']} rows)")
     print(f"  incremental floor (open, scan, close) {fig['incremental_floor_s']:7.3f} s   "
           f"{fig['incremental_floor_vs_rebuild']:4.2f}x rebuild")
     cpu = fig["cpu_s"]
@@ -377,7 +402,8 @@ def show(fig: dict) -> None:
     print(f"  incremental CPU over {fig['cores']} cores         {fig['incremental_cpu_bound_s']:8.3f} s   "
           f"(a quarter of the rebuild: {fig['rebuild_s'] / 4:.3f} s)")
     for name, label, seconds in (("rebuild", "rebuild", "rebuild_s"), ("incremental", "incremental", "incremental_s"),
-                                 ("quiet", "prices only", "quiet_incremental_s")):
+                                 ("quiet", "prices only", "quiet_incremental_s"),
+                                 ("next", "next day", "next_incremental_s")):
         phases = fig.get(f"{name}_timings_s") or {}
         if phases:
             print(f"  {label + ', where the time went':<36} {_phases(phases, fig[seconds])}")
