@@ -1,9 +1,9 @@
 """The benchmark: casefile against DuckDB's floor on SYNTHETIC Scryfall-shaped data.
 
-    make bench               # scales 1, 2 and 4 (7.5 to 16 minutes by the machine)
+    make bench               # scales 1, 2 and 4 (7.5 to 27 minutes by the machine)
     make bench SCALE=0.05    # one scale, a quick look
 
-Per scale: generate (or reuse) three synthetic bulk runs (bench/generate.py), then measure, each
+Per scale: generate (or reuse) four synthetic bulk runs (bench/generate.py), then measure, each
 step in a child process of its own:
   floor        DuckDB's read_json of the base run's raw files into plain tables, nothing else
   first sync   casefile sync --offline <base run> into an empty data folder
