@@ -310,7 +310,8 @@ def test_two_bulk_views_of_the_same_files_give_identical_tables(tmp_path):
     from bench.generate import generate
 
     runs = generate(0.004, tmp_path / "raw")
-    everything, enchantments = runs["base"], tmp_path / "raw" / "20000103T000000.000000Z"
+    everything, enchantments = runs["base"], tmp_path / "raw" / "20000109T000000.000000Z"  # a run id no day has
+    assert enchantments not in runs.values()
     shutil.copytree(everything, enchantments)
     for path, query in ((everything, "*"), (enchantments, "type:enchantment")):
         meta = json.loads((path / "run.json").read_text())
