@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 import textwrap
 
+import duckdb
+
 from .errors import UsageError
 from .formats import render
 from .normalize.text import search_fold
@@ -100,11 +102,20 @@ def scan_needle(words: list[str]) -> str:
     return best
 
 
+def _cards_of_rulings(con, ids: list[str]) -> dict[str, str]:
+    """The names of each ruling's cards, joined by "; " (a ruling with none is not a key)."""
+    try:
+        rows = con.execute(read_sql("read/cards_of_rulings.sql"), {"ruling_ids": ids}).fetchall()
+    except duckdb.CatalogException:  # a warehouse that no writer of this version has opened yet
+        rows = query(con, read_sql("read/cards_of_rulings_links.sql"), {"ruling_ids": ids})[1]
+    return dict(rows)
+
+
 def search(con, text: str, limit: int = 20) -> tuple[list[str], list[tuple]]:
     words, phrase = search_words(text)
     columns, rows = query(con, read_sql("read/search_rulings.sql"),
                           {"words": words, "first": scan_needle(words), "phrase": phrase, "limit": limit})
     ids = [row[-1] for row in rows]
-    cards = dict(query(con, read_sql("read/cards_of_rulings.sql"), {"ruling_ids": ids})[1]) if ids else {}
+    cards = _cards_of_rulings(con, ids) if ids else {}
     return ([*columns[:-1], "cards", columns[-1]],
             [(*row[:-1], cards.get(row[-1], ""), row[-1]) for row in rows])

@@ -70,12 +70,38 @@ def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = N
         con.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
         con.execute("SET temp_directory = ?", [str(path.parent / ".tmp")])
     apply_schema(con)
+    _fill_ruling_card_names(con)
     return con
 
 
 def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
     for path in sql_files("schema"):
         con.execute(path.read_text("utf-8"))
+
+
+def _fill_ruling_card_names(con: duckdb.DuckDBPyConnection) -> None:
+    """Fill ruling_card_names where the warehouse has links and the table none: a warehouse
+    made before the table, which its schema has just added."""
+    if not con.execute("SELECT NOT EXISTS (SELECT 1 FROM ruling_card_names) "
+                       "AND EXISTS (SELECT 1 FROM card_ruling)").fetchone()[0]:
+        return
+    con.execute("BEGIN TRANSACTION")
+    try:
+        _derive_card_names(con, whole=True)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def _derive_card_names(con: duckdb.DuckDBPyConnection, whole: bool) -> None:
+    """Bring ruling_card_names up to date with card_ruling and card: every ruling (``whole``), or
+    those a delta load can have changed (sql/load/names_touched.sql)."""
+    if whole:
+        con.execute("CREATE OR REPLACE TEMP TABLE names_touched (ruling_id VARCHAR)")
+    else:
+        con.execute(read_sql("load/names_touched.sql"))
+    run_script(con, read_sql("load/ruling_card_names.sql"), {"whole": whole})
 
 
 def _table_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
@@ -218,6 +244,8 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         con.execute(read_sql("load/unretire_rulings.sql"))
         for table in STATE_TABLES:
             counts[table] = _apply_scoped(con, table, columns) if table in scope else _merge(con, table)
+        # a load that merged card or card_ruling whole has no rows before it to compare with
+        _derive_card_names(con, whole=not {"card", "card_ruling"} <= set(scope))
         failpoint("during_load")
         n_changes = con.execute(read_sql("load/insert_change_events.sql"), {"run_id": run_row["run_id"]}).fetchone()[0]
         _stage(con, "raw_document", documents, columns)

@@ -90,6 +90,15 @@ CREATE TABLE IF NOT EXISTS card_ruling (
     position      INTEGER NOT NULL    -- order on the card's rulings list (Scryfall's order when known)
 );
 
+-- Derived by every load from card_ruling and card (sql/load/ruling_card_names.sql), for the cards
+-- column of `casefile search`. Stored uncompressed: a search reads some 20 scattered rows, and
+-- DuckDB decodes a whole vector of a compressed column to read one row of it (README, "How it
+-- works").
+CREATE TABLE IF NOT EXISTS ruling_card_names (
+    ruling_id     VARCHAR USING COMPRESSION uncompressed NOT NULL,   -- a ruling with at least one card
+    cards         VARCHAR USING COMPRESSION uncompressed NOT NULL    -- its cards' names in order, joined by '; '
+);
+
 CREATE TABLE IF NOT EXISTS ruling_sighting (
     sighting_id   VARCHAR NOT NULL,   -- derived from (place, oracle_id, position, lang); place = doc_id, or the bulk rulings file of a view
     ruling_id     VARCHAR NOT NULL,
