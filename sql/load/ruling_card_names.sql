@@ -3,7 +3,7 @@
 -- that merged whole tables, or a table to fill); else only those of names_touched, which
 -- the caller makes (names_touched.sql). Only the rows that differ are written.
 CREATE OR REPLACE TEMP TABLE names_fresh AS
-SELECT cr.ruling_id, string_agg(c.name, '; ' ORDER BY c.name) AS cards
+SELECT cr.ruling_id, array_to_string(list_sort(list(c.name)), '; ') AS cards  -- string_agg(... ORDER BY) took half again as long
 FROM card_ruling AS cr
 JOIN card AS c USING (oracle_id)
 WHERE $whole OR cr.ruling_id IN (SELECT ruling_id FROM names_touched)
