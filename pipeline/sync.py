@@ -25,7 +25,7 @@ from .normalize import query as query_filter
 from .normalize.duck import SqlPathUnavailable
 from .normalize.lines import prune_cache
 from .stop import ABORTED_MESSAGE
-from .load.warehouse import load_run, open_writer, replace_file
+from .load.warehouse import defer_compaction, load_run, open_writer, replace_file
 from .lock import SyncLock
 from .rawstore import RawStore, RunInfo, mark_rejected, read_run
 from .reader import loaded_runs
@@ -355,8 +355,10 @@ def load_pending(settings: Settings, store: RawStore, fetched: str | None = None
                           memory_limit_mb=settings.memory_limit_mb)
     try:
         loaded = loaded_runs(con)
-        return [_load_one(con, store, runs, run, settings.cache_dir, mark_aborted=run.run_id == fetched)
-                for run in runs if run.run_id not in loaded]
+        results = [_load_one(con, store, runs, run, settings.cache_dir, mark_aborted=run.run_id == fetched)
+                   for run in runs if run.run_id not in loaded]
+        defer_compaction(con, [result.build for result in results])
+        return results
     finally:
         with timing.phase("close"):  # DuckDB writes the run's changes into the file (a checkpoint)
             con.close()

@@ -74,6 +74,31 @@ def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = N
     return con
 
 
+# The checkpoint that closes a sync whose loads were all deltas leaves the row groups as they are.
+# DuckDB's vacuum would merge each changed table's new rows with its last row group, rewriting
+# some 30,000 rows a table whatever the day changed: at 2x most of a 1 % day's close (bench/
+# FINDINGS.md, "Machine J, a fourth session"). One such sync in COMPACT_EVERY (by the count of
+# loaded runs), and every writer that does anything else, lets it run: the rows a week of days
+# appended are then merged at once.
+COMPACT_EVERY = 7
+
+
+def defer_compaction(con: duckdb.DuckDBPyConnection, builds: list[str]) -> bool:
+    """Turn off the vacuum of the writer's next checkpoint (its close) when ``builds``, the
+    builds of the runs it loaded, are all deltas and the warehouse's count of runs is not a
+    multiple of COMPACT_EVERY. Returns whether it did."""
+    if not builds or any(build != "delta" for build in builds):
+        return False
+    if con.execute("SELECT count(*) FROM sync_run").fetchone()[0] % COMPACT_EVERY == 0:
+        return False
+    try:
+        con.execute("SET max_vacuum_tasks = 0")
+    except duckdb.CatalogException:  # a DuckDB without the setting: the close compacts as it always did
+        log.debug("DuckDB has no max_vacuum_tasks; the checkpoint compacts")
+        return False
+    return True
+
+
 def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
     for path in sql_files("schema"):
         con.execute(path.read_text("utf-8"))
