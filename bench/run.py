@@ -56,15 +56,16 @@ SEARCH_WORDS = ["solved", "counter", "attack", "damage", "mirror", "sacrifice", 
                 "control", "target", "lantern", "hand"]
 
 
-def child(step: str, args: list[str], keep_stdout: bool = True) -> dict:
+def child(step: str, args: list[str], keep_stdout: bool = True, env: dict | None = None) -> dict:
     """Run ``python -m bench.child`` and return its figures, wall time and peak RSS (os.wait4);
-    its stdout too, unless ``keep_stdout`` is false (a listing too large to hold)."""
+    its stdout too, unless ``keep_stdout`` is false (a listing too large to hold). ``env``:
+    variables set for the child besides this process's."""
     with tempfile.TemporaryDirectory(prefix="casefile-bench-") as tmp:
         result, out_path, err_path = Path(tmp) / "result.json", Path(tmp) / "out", Path(tmp) / "err"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             started = time.perf_counter()
             proc = subprocess.Popen([sys.executable, "-m", "bench.child", str(result), *args], cwd=ROOT,
-                                    stdout=out, stderr=err)
+                                    stdout=out, stderr=err, env={**os.environ, **(env or {})})
             _, status, usage = os.wait4(proc.pid, 0)
             wall = time.perf_counter() - started
             proc.returncode = os.waitstatus_to_exitcode(status)
@@ -190,8 +191,10 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     # machine's speed reaches all three alike (the targets are their ratios). Each incremental
     # sync runs on a copy of the data folder just rebuilt, and each must report the same changes.
     # The quiet day (one card and one ruling edited) runs last in each turn, on a copy of its own.
-    # The next day runs on a copy of the folder the incremental sync left, after it in each turn.
-    floors, rebuilds, incrementals, summaries, quiets, nexts = [], [], [], [], [], []
+    # The next day runs on a copy of the folder the incremental sync left, after it in each turn,
+    # then again on another copy with a close that compacts (CASEFILE_COMPACT_EVERY=1), as one
+    # sync in seven does.
+    floors, rebuilds, incrementals, summaries, quiets, nexts, compactings = [], [], [], [], [], [], []
     quiet_data = base_dir / "data-quiet"
     next_data = base_dir / "data-next"
     for _ in range(repeat):
@@ -205,6 +208,10 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         _copy_data(incremental_data, next_data)
         nexts.append(child("next day", ["casefile", "--data-dir", str(next_data), "--log-format", "json", "-q",
                                         "sync", "--offline", str(runs["next"])]))
+        _copy_data(incremental_data, next_data)
+        compactings.append(child("next day, compacting", [
+            "casefile", "--data-dir", str(next_data), "--log-format", "json", "-q", "sync", "--offline",
+            str(runs["next"])], env={"CASEFILE_COMPACT_EVERY": "1"}))
         _copy_data(data, quiet_data)
         quiets.append(child("quiet incremental", ["casefile", "--data-dir", str(quiet_data), "--log-format", "json",
                                                   "-q", "sync", "--offline", str(runs["quiet"])]))
@@ -248,9 +255,11 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         raise SystemExit(f"bench: the incremental syncs of one start did not agree: {changes}")
     summary = summaries[0]
     rows = summary.get("rows", {})
-    floor, rebuild, cold, incremental, inc_floor, quiet, nxt = (_median(steps) for steps in (
-        floors, rebuilds, colds, incrementals, inc_floors, quiets, nexts))
+    floor, rebuild, cold, incremental, inc_floor, quiet, nxt, compacting = (_median(steps) for steps in (
+        floors, rebuilds, colds, incrementals, inc_floors, quiets, nexts, compactings))
     next_pairs = [n["seconds"] / reb["seconds"] for reb, n in zip(rebuilds, nexts)]
+    compacting_pairs = [c["seconds"] / reb["seconds"] for reb, c in zip(rebuilds, compactings)]
+    compacting_summary = json.loads(compacting["stdout"].strip().splitlines()[-1])
     next_summary = json.loads(nxt["stdout"].strip().splitlines()[-1])
     pairs = [inc["seconds"] / reb["seconds"] for reb, inc in zip(rebuilds, incrementals)]
     quiet_pairs = [q["seconds"] / reb["seconds"] for reb, q in zip(rebuilds, quiets)]
@@ -300,6 +309,11 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         "next_build": next_summary.get("build"),
         "next_changes": {k: next_summary.get(k) for k in ("inserted", "updated", "removed")},
         "next_timings_s": next_summary.get("timings_s", {}),
+        # the same day when its close compacts the row groups (one sync in seven after deltas)
+        "next_compacting_s": round(compacting["seconds"], 3),
+        "next_compacting_vs_rebuild": round(compacting["seconds"] / rebuild["seconds"], 3),
+        "next_compacting_vs_rebuild_in_turns": round(statistics.median(compacting_pairs), 3),
+        "next_compacting_timings_s": compacting_summary.get("timings_s", {}),
         "incremental_floor_s": round(inc_floor["seconds"], 3),
         "incremental_floor_vs_rebuild": round(inc_floor["seconds"] / rebuild["seconds"], 3),
         # the CPU time of the median runs (user + system, every thread, over the span their
@@ -314,9 +328,10 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         "rebuild_timings_s": rebuild_phases,
         "runs_s": {name: [round(step["seconds"], 3) for step in steps] for name, steps in (
             ("floor", floors), ("rebuild", rebuilds), ("rebuild_cold", colds), ("incremental", incrementals),
-            ("quiet_incremental", quiets), ("next_incremental", nexts), ("incremental_floor", inc_floors))},
+            ("quiet_incremental", quiets), ("next_incremental", nexts), ("next_compacting", compactings),
+            ("incremental_floor", inc_floors))},
         "peak_rss_mb": round(max(step["peak_rss_mb"] for step in [first, *rebuilds, *colds, *incrementals, *quiets,
-                                                                   *nexts]), 1),
+                                                                   *nexts, *compactings]), 1),
         "rebuild_rss_mb": round(max(step["peak_rss_mb"] for step in rebuilds), 1),
         "floor_rss_mb": round(max(step["peak_rss_mb"] for step in floors), 1),
         "search_ms_p50": round(statistics.median(times), 2), "search_ms_max": round(max(times), 2),
@@ -394,6 +409,9 @@ def show(fig: dict) -> None:
           f"{fig['next_vs_rebuild']:4.2f}x rebuild (in turns {fig['next_vs_rebuild_in_turns']:.3f}, pairs "
           f"{_listed(fig['next_vs_rebuild_pairs'])}; {fig['next_build']} build: +{nxt['inserted']} "
           f"~{nxt['updated']} -{nxt['removed']} rows)")
+    print(f"  next day, its close compacting       {fig['next_compacting_s']:8.3f} s   "
+          f"{fig['next_compacting_vs_rebuild']:4.2f}x rebuild (in turns {fig['next_compacting_vs_rebuild_in_turns']:.3f};"
+          f" one sync in seven)")
     print(f"  incremental floor (open, scan, close) {fig['incremental_floor_s']:7.3f} s   "
           f"{fig['incremental_floor_vs_rebuild']:4.2f}x rebuild")
     cpu = fig["cpu_s"]
@@ -403,7 +421,8 @@ def show(fig: dict) -> None:
           f"(a quarter of the rebuild: {fig['rebuild_s'] / 4:.3f} s)")
     for name, label, seconds in (("rebuild", "rebuild", "rebuild_s"), ("incremental", "incremental", "incremental_s"),
                                  ("quiet", "prices only", "quiet_incremental_s"),
-                                 ("next", "next day", "next_incremental_s")):
+                                 ("next", "next day", "next_incremental_s"),
+                                 ("next_compacting", "compacting", "next_compacting_s")):
         phases = fig.get(f"{name}_timings_s") or {}
         if phases:
             print(f"  {label + ', where the time went':<36} {_phases(phases, fig[seconds])}")

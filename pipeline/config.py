@@ -85,6 +85,10 @@ class Settings:
     # 600 MB keeps a load of all of Scryfall (4 times the cards of 2026) under 1 GiB of RSS.
     # 0: no limit of casefile's (DuckDB's default, 80 % of the machine's memory).
     memory_limit_mb: int = 600
+    # A sync whose loads were all deltas lets DuckDB compact the warehouse's row groups at its
+    # close only when the count of loaded runs is a multiple of this (load/warehouse.py
+    # defer_compaction); 1: every sync compacts.
+    compact_every: int = 7
 
     @property
     def raw_dir(self) -> Path:
@@ -170,6 +174,8 @@ def validate(settings: Settings) -> Settings:
             raise ConfigError(f"{name} may not be negative")
     if settings.memory_limit_mb and settings.memory_limit_mb < MIN_MEMORY_LIMIT_MB:
         raise ConfigError(f"memory_limit_mb must be 0 (DuckDB's own default) or at least {MIN_MEMORY_LIMIT_MB}")
+    if settings.compact_every < 1:
+        raise ConfigError("compact_every must be at least 1 (1: every sync compacts)")
     if settings.contact and any(ord(c) < 32 or ord(c) == 127 for c in settings.contact):
         raise ConfigError("the contact may not hold control characters (it goes into a request header)")
     return replace(settings, api_url=api_url, data_dir=Path(settings.data_dir).expanduser(), **sites)
@@ -212,7 +218,8 @@ def from_env(env=None) -> Settings:
             values[field_name] = number
     for field_name, var in [("max_attempts", "CASEFILE_MAX_ATTEMPTS"), ("max_bytes", "CASEFILE_MAX_BYTES"),
                             ("max_bulk_bytes", "CASEFILE_MAX_BULK_BYTES"),
-                            ("memory_limit_mb", "CASEFILE_MEMORY_LIMIT_MB")]:
+                            ("memory_limit_mb", "CASEFILE_MEMORY_LIMIT_MB"),
+                            ("compact_every", "CASEFILE_COMPACT_EVERY")]:
         number = _env_float(env, var)
         if number is not None:
             values[field_name] = int(number)

@@ -357,7 +357,7 @@ def load_pending(settings: Settings, store: RawStore, fetched: str | None = None
         loaded = loaded_runs(con)
         results = [_load_one(con, store, runs, run, settings.cache_dir, mark_aborted=run.run_id == fetched)
                    for run in runs if run.run_id not in loaded]
-        defer_compaction(con, [result.build for result in results])
+        defer_compaction(con, [result.build for result in results], settings.compact_every)
         return results
     finally:
         with timing.phase("close"):  # DuckDB writes the run's changes into the file (a checkpoint)

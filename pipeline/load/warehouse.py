@@ -77,19 +77,16 @@ def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = N
 # The checkpoint that closes a sync whose loads were all deltas leaves the row groups as they are.
 # DuckDB's vacuum would merge each changed table's new rows with its last row group, rewriting
 # some 30,000 rows a table whatever the day changed: at 2x most of a 1 % day's close (bench/
-# FINDINGS.md, "Machine J, a fourth session"). One such sync in COMPACT_EVERY (by the count of
-# loaded runs), and every writer that does anything else, lets it run: the rows a week of days
-# appended are then merged at once.
-COMPACT_EVERY = 7
-
-
-def defer_compaction(con: duckdb.DuckDBPyConnection, builds: list[str]) -> bool:
+# FINDINGS.md, "Machine J, a fourth session"). One such sync in ``every`` (by the count of loaded
+# runs; config.Settings.compact_every, 7 unless set), and every writer that does anything else,
+# lets it run: the rows a week of days appended are then merged at once.
+def defer_compaction(con: duckdb.DuckDBPyConnection, builds: list[str], every: int) -> bool:
     """Turn off the vacuum of the writer's next checkpoint (its close) when ``builds``, the
     builds of the runs it loaded, are all deltas and the warehouse's count of runs is not a
-    multiple of COMPACT_EVERY. Returns whether it did."""
+    multiple of ``every``. Returns whether it did."""
     if not builds or any(build != "delta" for build in builds):
         return False
-    if con.execute("SELECT count(*) FROM sync_run").fetchone()[0] % COMPACT_EVERY == 0:
+    if con.execute("SELECT count(*) FROM sync_run").fetchone()[0] % every == 0:
         return False
     try:
         con.execute("SET max_vacuum_tasks = 0")
