@@ -311,7 +311,10 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
             with timing.phase("build"):
                 state = _build(con, store, upto, cache_dir, use_delta)
         except SourceDataError as exc:
-            mark_rejected(run, str(exc))
+            # a SIGTERM's Aborted raised inside a parser can come out as a parse error: the run
+            # is not at fault, and the handler below treats the error as the stop it was
+            if not stop.requested():
+                mark_rejected(run, str(exc))
             raise
         with timing.phase("load"):
             counts = load_run(con, run_row(run), state.tables, document_rows(run), scope=state.scope)

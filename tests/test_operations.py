@@ -422,6 +422,31 @@ def test_a_sigterm_whose_exception_is_swallowed_still_stops_a_rebuild(data_dir, 
     assert state(data_dir) == before and _statuses(data_dir) == runs
 
 
+def test_a_sigterm_that_comes_out_of_a_parser_as_a_parse_error_rejects_no_run(data_dir, monkeypatch, capsys):
+    """A parser that turns any exception into a ParseError turns the SIGTERM handler's Aborted
+    into one too: the run is not at fault and must not be marked rejected."""
+    import os
+
+    import pipeline.sync
+    from pipeline.errors import ParseError
+
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    before, runs = state(data_dir), _statuses(data_dir)
+
+    def build(*args, **kwargs):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)  # the handler runs here and raises
+        except Exception as exc:
+            raise ParseError("a page", f"cut short ({exc.__class__.__name__})") from None
+        raise AssertionError("the SIGTERM handler did not run")
+
+    monkeypatch.setattr(pipeline.sync, "_build", build)
+    assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 75
+    assert "SIGTERM" in capsys.readouterr().err
+    assert state(data_dir) == before and _statuses(data_dir) == runs
+
+
 def test_a_sigterm_swallowed_during_a_fetch_stops_it_at_the_next_wait(data_dir, monkeypatch, capsys):
     """A live fetch paces its requests; the wait before the next request ends the run."""
     import os
