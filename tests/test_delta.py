@@ -413,6 +413,13 @@ BROKEN_DELTAS = {
         "AND ruling_id NOT IN (SELECT ruling_id FROM ruling_sighting "
         "ANTI JOIN scope_ruling_sighting USING (sighting_id)))",
         "rulings_have_provenance"),
+    "a sighting from an origin casefile does not read": (
+        "UPDATE n_ruling_sighting SET origin = 'elsewhere' "
+        "WHERE sighting_id = (SELECT min(sighting_id) FROM n_ruling_sighting)", "accepted_values"),
+    "a card link at a negative position": (
+        "UPDATE n_card_ruling SET position = -1 "
+        "WHERE (oracle_id, ruling_id) = (SELECT (oracle_id, ruling_id) FROM n_card_ruling "
+        "ORDER BY oracle_id, ruling_id LIMIT 1)", "accepted_values"),
 }
 
 
@@ -449,6 +456,23 @@ def test_a_delta_load_that_breaks_a_rule_is_refused_and_changes_nothing(settings
     with pytest.raises(SourceDataError, match=rf"fails the warehouse checks.*{check} \(\d+ rows\)"):
         load_pending(settings, store)
     assert fingerprints(settings.data_dir, tables=TABLES) == before
+
+
+def test_the_checks_of_a_delta_load_read_this_runs_history_only(settings, synth):
+    """A delta load checks the change events and retired rulings it wrote, not the history every
+    earlier load checked (which grows with every day): an event of an earlier run that breaks a
+    rule, planted past the loads, is left to ``casefile doctor``, which checks everything."""
+    import duckdb
+
+    from pipeline.doctor import diagnose
+
+    store = _day_one_loaded_day_two_written(settings, synth)
+    con = duckdb.connect(str(settings.warehouse_path))
+    con.execute("INSERT INTO change_event (run_id, seq, kind) SELECT run_id, 999999, 'no_such_kind' FROM sync_run")
+    con.close()
+    assert [r.build for r in load_pending(settings, store)] == ["delta"]
+    failing = [f.message for f in diagnose(settings) if f.level == "fail" and f.area == "warehouse"]
+    assert len(failing) == 1 and "accepted_values" in failing[0] and "no_such_kind" in failing[0]
 
 
 def _day_one_loaded_day_two_written(settings, synth) -> RawStore:
