@@ -475,6 +475,31 @@ def test_the_checks_of_a_delta_load_read_this_runs_history_only(settings, synth)
     assert len(failing) == 1 and "accepted_values" in failing[0] and "no_such_kind" in failing[0]
 
 
+def _accepted_lists(text: str) -> dict[str, list[str]]:
+    """Each column's list of accepted values in an accepted-values check: its label, the first
+    quoted text of its SELECT, and the quoted values of its NOT IN (...)."""
+    import re
+
+    lists = {}
+    for part in re.split(r"\bUNION ALL\b", text.split("\nSELECT ", 1)[1]):
+        label = re.search(r"'([^']+)'", part).group(1)
+        values = re.search(r"NOT IN \(([^)]*)\)", part)
+        if values:
+            lists[label] = re.findall(r"'([^']*)'", values.group(1))
+    return lists
+
+
+def test_a_delta_load_accepts_the_values_the_whole_check_accepts():
+    """sql/checks/delta/accepted_values.sql reads other rows than sql/checks/accepted_values.sql,
+    with the same lists of values: a value added to one list is added to the other."""
+    from pipeline.resources import read_sql
+
+    whole = _accepted_lists(read_sql("checks/accepted_values.sql"))
+    delta = _accepted_lists(read_sql("checks/delta/accepted_values.sql"))
+    assert len(whole) == 7 and "ruling_sighting.origin" in whole
+    assert delta == whole
+
+
 def _day_one_loaded_day_two_written(settings, synth) -> RawStore:
     """Day 1 synced; day 2, which changes one card's rarity, written to the raw store."""
     store = RawStore(settings.raw_dir)
