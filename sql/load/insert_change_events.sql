@@ -1,7 +1,11 @@
 -- The change events of one run ($run_id), from n_change (computed before the merge) and the
 -- re-worded pairs of n_reword (old_id, new_id): a pair's removal and addition become one
 -- ruling_reworded event. Numbered in a fixed order: kind, card, ruling, field, origin (together a key of
--- each kind).
+-- each kind, so each event meets its own number only; sql/checks/unique_keys.sql would refuse
+-- a run whose events shared one).
+-- The numbering sorts the keys alone and is joined back to the events: a window over the events
+-- themselves sorts their texts with them, which took 0.65-0.84 s of a 1x full build's 105,000
+-- events where this takes 0.42-0.56 s (bench/FINDINGS.md, "Machine K, a second session").
 INSERT INTO change_event
 WITH events AS (
     SELECT kind, oracle_id, ruling_id, previous_ruling_id, field, before, after, name, cards
@@ -13,11 +17,17 @@ WITH events AS (
     FROM n_reword AS p
     JOIN n_change AS o ON o.kind = 'ruling_removed' AND o.ruling_id = p.old_id
     JOIN n_change AS n ON n.kind = 'ruling_added' AND n.ruling_id = p.new_id
+), numbered AS (
+    SELECT kind, oracle_id, ruling_id, field, name,
+           CAST(row_number() OVER (ORDER BY
+               list_position(['card_added', 'card_removed', 'card_changed', 'ruling_added', 'ruling_removed',
+                              'ruling_reworded', 'translation_added'], kind),
+               coalesce(oracle_id, ''), coalesce(ruling_id, ''), coalesce(field, ''), coalesce(name, '')) AS INTEGER) AS seq
+    FROM events
 )
-SELECT $run_id AS run_id,
-       CAST(row_number() OVER (ORDER BY
-           list_position(['card_added', 'card_removed', 'card_changed', 'ruling_added', 'ruling_removed',
-                          'ruling_reworded', 'translation_added'], kind),
-           coalesce(oracle_id, ''), coalesce(ruling_id, ''), coalesce(field, ''), coalesce(name, '')) AS INTEGER) AS seq,
-       kind, oracle_id, ruling_id, previous_ruling_id, field, before, after, name, cards
-FROM events;
+SELECT $run_id AS run_id, n.seq, e.kind, e.oracle_id, e.ruling_id, e.previous_ruling_id, e.field, e.before, e.after,
+       e.name, e.cards
+FROM events AS e
+JOIN numbered AS n
+    ON n.kind = e.kind AND n.oracle_id IS NOT DISTINCT FROM e.oracle_id AND n.ruling_id IS NOT DISTINCT FROM e.ruling_id
+   AND n.field IS NOT DISTINCT FROM e.field AND n.name IS NOT DISTINCT FROM e.name;
