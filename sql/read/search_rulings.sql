@@ -22,9 +22,14 @@ WITH tr AS (
     WHERE NOT contains(r.match_key, $first)
       AND NOT (strlen(r.match_key) <> length(r.match_key) AND contains(strip_accents(r.match_key), $first))
 ), candidates AS (
+    -- the text searched: the key (accents stripped where it is not plain ASCII), then the
+    -- translations; a ruling without any keeps its key as it is rather than a copy joined to ''
     SELECT m.ruling_id, m.source, m.published_at, m.text,
-           CASE WHEN strlen(m.match_key) = length(m.match_key) THEN m.match_key
-                ELSE strip_accents(m.match_key) END || coalesce(' ' || tr.tr, '') AS hay
+           CASE WHEN tr.tr IS NOT NULL
+                THEN CASE WHEN strlen(m.match_key) = length(m.match_key) THEN m.match_key
+                          ELSE strip_accents(m.match_key) END || ' ' || tr.tr
+                WHEN strlen(m.match_key) = length(m.match_key) THEN m.match_key
+                ELSE strip_accents(m.match_key) END AS hay
     FROM matched AS m
     LEFT JOIN tr USING (ruling_id)
 ), scored AS (
