@@ -4,7 +4,7 @@
 -- each kind, so each event meets its own number only; sql/checks/unique_keys.sql would refuse
 -- a run whose events shared one).
 -- The numbering sorts the keys alone and is joined back to the events: a window over the events
--- themselves sorts their texts with them, which took 0.65-0.84 s of a 1x full build's 105,000
+-- themselves sorts their texts with them, which took 0.59-0.84 s of a 1x full build's 105,000
 -- events where this takes 0.42-0.56 s (bench/FINDINGS.md, "Machine K, a second session").
 INSERT INTO change_event
 WITH events AS (
