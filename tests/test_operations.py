@@ -204,6 +204,36 @@ def test_the_changes_of_every_run_name_the_cards_as_the_reference_query_does(dat
     assert any(card and "; " in card for _, _, _, card, *_ in got)  # rulings shared by several cards
 
 
+KIND_ORDER = ["card_added", "card_removed", "card_changed", "ruling_added", "ruling_removed", "ruling_reworded",
+              "translation_added"]
+
+
+def test_a_runs_change_events_are_numbered_from_one_in_the_order_of_their_keys(data_dir, two_runs):
+    """seq counts 1, 2, ... within each run, in the order README documents: kind (in the listed
+    order), card, ruling, field, origin; every event once, with the texts it was written with."""
+    run1, run2, _ = two_runs
+    for run in (run1, run2):
+        assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run)]) == 0
+    rows = sql(data_dir, """SELECT run_id, seq, kind, oracle_id, ruling_id, field, name, before, after, cards
+                            FROM change_event ORDER BY run_id, seq""")
+    runs = sorted({row[0] for row in rows})
+    assert len(runs) == 2
+    second_kinds = set()
+    for run_id in runs:
+        events = [row[1:] for row in rows if row[0] == run_id]
+        assert [e[0] for e in events] == list(range(1, len(events) + 1))
+        keyed = [(KIND_ORDER.index(kind), oracle_id or "", ruling_id or "", field or "", name or "")
+                 for _, kind, oracle_id, ruling_id, field, name, *_ in events]
+        assert keyed == sorted(keyed)
+        assert len(set(keyed)) == len(keyed)
+        second_kinds = {e[1] for e in events}
+    assert {"card_added", "card_changed", "ruling_added", "ruling_removed", "ruling_reworded"} <= second_kinds
+    # each event keeps its own texts: the re-worded ruling's before and after differ, an added card has a name
+    reworded = [r for r in rows if r[2] == "ruling_reworded"]
+    assert reworded and all(r[7] and r[8] and r[7] != r[8] and r[9] for r in reworded)
+    assert all(r[6] for r in rows if r[2] == "card_added")
+
+
 def test_change_events_read_in_small_batches_are_the_listing(data_dir, two_runs):
     from pipeline.history import change_batches, runs_for
     from pipeline.reader import open_reader, query
