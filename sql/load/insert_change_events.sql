@@ -1,8 +1,9 @@
 -- The change events of one run ($run_id), from n_change (computed before the merge) and the
 -- re-worded pairs of n_reword (old_id, new_id): a pair's removal and addition become one
 -- ruling_reworded event. Numbered in a fixed order: kind, card, ruling, field, origin (together a key of
--- each kind, so each event meets its own number only; sql/checks/unique_keys.sql would refuse
--- a run whose events shared one).
+-- each kind, so each event meets its own number only; the check of (run_id, seq) in
+-- sql/checks/unique_keys.sql and sql/checks/delta/unique_keys.sql would refuse a run whose
+-- events shared one).
 -- The numbering sorts the keys alone and is joined back to the events: a window over the events
 -- themselves sorts their texts with them, which took 0.59-0.84 s of a 1x full build's 105,000
 -- events where this takes 0.42-0.56 s (bench/FINDINGS.md, "Machine K, a second session").
