@@ -11,7 +11,7 @@ from lxml import etree, html as lxml_html
 from pipeline.cli import main, main_group
 from pipeline.report import REPORT_NAMES, wiki_share
 
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT
 
 REFERENCE = json.loads((FIXTURES / "reference" / "case_cards.json").read_text("utf-8"))
 WIKI_PAGE = next((FIXTURES / "seeds").glob("000_*.txt")).read_text("utf-8")
@@ -217,6 +217,49 @@ def test_a_warehouse_of_several_queries_reports_all_cards_or_one_query(copy_of, 
     assert out.splitlines()[1] == "set:mkm,12 cards,8.3%,25%,16.7%,16.7%,16.7%,16.7%"
     code, out, _ = report(data, capsys, "sets", "--query", "set:mkm", "--format", "csv")
     assert [line.split(",")[0] for line in out.splitlines()[1:]] == ["MKM", "PMKM"]
+
+
+def _largest_step(con, sql: str, profile) -> tuple[int, dict[str, int]]:
+    """Run ``sql`` under DuckDB's profiler: the most rows any step of its plan put out, and the
+    rows each table scan read (by table)."""
+    con.execute("PRAGMA enable_profiling = 'json'")
+    con.execute(f"PRAGMA profiling_output = '{profile}'")
+    con.execute(sql).fetchall()
+    con.execute("PRAGMA disable_profiling")
+    steps, scans = [], {}
+    nodes = json.loads(profile.read_text("utf-8"))["operator"]
+    while nodes:
+        node = nodes.pop()
+        rows = node.get("operator_cardinality", node.get("intermediate_rows"))
+        assert rows is not None, f"no row count in the profile: {sorted(node)}"
+        steps.append(rows)
+        table = node.get("extra_info", {}).get("Table")
+        if table:
+            scans[table.rsplit(".", 1)[-1]] = rows
+        nodes.extend(node.get("children", []))
+    return max(steps), scans
+
+
+def test_the_scope_of_a_report_does_not_grow_with_cards_times_runs(copy_of, capsys, tmp_path):
+    # test-only rows: a year of daily runs of the sample's query. The scope of every report (its
+    # queries, each with its latest run) must not meet each card of a query with each of its
+    # runs: 15 cards x 365 runs here, 35,000 x 365 for a year of a bulk query (0.9 s a report).
+    data = copy_of("INSERT INTO sync_run SELECT s.* REPLACE (strftime(TIMESTAMP '2099-01-01' + to_days(CAST(d AS INTEGER)), "
+                   "'%Y%m%dT000000.000000Z') AS run_id) FROM sync_run AS s, range(364) AS t(d)")
+    con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"), read_only=True)
+    try:
+        cards, runs = con.execute("SELECT (SELECT count(*) FROM query_card), (SELECT count(*) FROM sync_run)").fetchone()
+        largest, scans = _largest_step(con, (ROOT / "sql" / "reports" / "scope.sql").read_text("utf-8"),
+                                       tmp_path / "profile.json")
+    finally:
+        con.close()
+    assert (cards, runs) == (15, 365)
+    assert scans == {"query_card": cards, "sync_run": runs}  # the profile's counts are read
+    assert largest <= cards + runs
+    out = report(data, capsys, "colors", "--format", "csv")[1]
+    assert out.splitlines()[1].startswith('"type:""Case""",15 cards,')
+    page = report(data, capsys, "colors", "--query", 'type:"Case"', "--format", "html")[1]
+    assert "latest run 20991230T000000.000000Z" in page
 
 
 def test_report_without_a_warehouse_says_what_to_do(data_dir, capsys):
