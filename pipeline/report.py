@@ -52,10 +52,13 @@ DETAIL_ROWS = 1000
 CHART_BARS = 60
 
 
-def _chart(title: str, series: list[tuple[str, str]], bars: list, unit: str, what: str) -> html_report.BarChart:
-    """A bar chart of at most CHART_BARS bars; a longer one says what it shows of how many."""
-    if len(bars) > CHART_BARS:
-        title += f" (the first {CHART_BARS} {what} of {len(bars):,})"
+def _chart(title: str, series: list[tuple[str, str]], bars: list, unit: str, what: str,
+           total: int | None = None) -> html_report.BarChart:
+    """A bar chart of at most CHART_BARS bars; a longer one says what it shows of how many
+    (``total``: how many bars there would be, when ``bars`` holds only the first ones)."""
+    total = len(bars) if total is None else total
+    if total > CHART_BARS:
+        title += f" (the first {CHART_BARS} {what} of {total:,})"
     return html_report.BarChart(title, series, bars[:CHART_BARS], unit=unit)
 
 
@@ -157,19 +160,22 @@ def colors_report(con, scope: Scope) -> Report:
 
 
 def rulings_report(con, page: bool = True) -> Report:
-    """``page``: also the chart and the detail table of the HTML page (two more queries, one of them
-    every ruling seen on one origin with its text: the bulk of the time on a large warehouse)."""
+    """``page``: also the chart and the detail table of the HTML page (two more queries: every
+    card's count of rulings, and the first ``DETAIL_ROWS`` rulings seen on one origin only)."""
     columns, rows = _fetch(con, "rulings")
     if not page:
         return Report("rulings", TITLES["rulings"], columns, rows)
-    _, per_card = _fetch(con, "rulings_per_card")
+    _, per_card = run_query(con, read_sql("reports/rulings_per_card.sql"), {"limit": CHART_BARS})
+    cards = run_query(con, "SELECT count(*) FROM card")[1][0][0]  # one bar each, were they all shown
     chart = _chart("Rulings per card", [("rulings", html_report.SINGLE_FILL)],
-                   [(name, [n]) for name, n in per_card], " rulings", "cards, most rulings first,")
-    columns_one, one = _fetch(con, "rulings_one_origin")
+                   [(name, [n]) for name, n in per_card], " rulings", "cards, most rulings first,", total=cards)
+    columns_one, one = run_query(con, read_sql("reports/rulings_one_origin.sql"), {"limit": DETAIL_ROWS})
+    # how many there are: the count the report's own table shows
+    total = sum(count for measure, _, count in rows if measure == "rulings seen on one origin only")
     title = "Rulings seen on one origin only"
-    if len(one) > DETAIL_ROWS:
-        title += f" (the first {DETAIL_ROWS:,} of {len(one):,}; all of them: casefile sql)"
-    one_origin = Detail(title, columns_one, one[:DETAIL_ROWS])
+    if total > len(one):
+        title += f" (the first {len(one):,} of {total:,}; all of them: casefile sql)"
+    one_origin = Detail(title, columns_one, one)
     return Report("rulings", TITLES["rulings"], columns, rows, [chart], [one_origin])
 
 

@@ -1,13 +1,19 @@
 -- Report "rulings": counts in long form (measure, value, count), one block per measure.
 -- "rulings" counts distinct rulings; "sightings" counts every place a ruling was seen.
-WITH shared AS (
-    SELECT r.ruling_id, count(cr.oracle_id) AS cards
-    FROM ruling AS r LEFT JOIN card_ruling AS cr USING (ruling_id)
-    GROUP BY r.ruling_id
+-- Each count is taken where its rows are, then joined: the links counted per ruling before the
+-- rulings without any are added; a ruling's origins as its distinct (ruling, origin) pairs, not
+-- count(DISTINCT) beside min(), which DuckDB works out as two aggregations joined (at 280,000
+-- rulings and 622,000 sightings: 0.66-0.72 s for the report, 0.42-0.45 s this way).
+WITH cards_of AS (
+    SELECT ruling_id, count(*) AS cards FROM card_ruling GROUP BY ruling_id
+),
+shared AS (
+    SELECT r.ruling_id, coalesce(c.cards, 0) AS cards
+    FROM ruling AS r LEFT JOIN cards_of AS c USING (ruling_id)
 ),
 origins AS (
-    SELECT ruling_id, count(DISTINCT origin) AS n, min(origin) AS origin
-    FROM ruling_sighting
+    SELECT ruling_id, count(*) AS n, min(origin) AS origin
+    FROM (SELECT DISTINCT ruling_id, origin FROM ruling_sighting)
     GROUP BY ruling_id
 ),
 blocks AS (
