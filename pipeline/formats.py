@@ -77,8 +77,19 @@ def _numeric(value: Any) -> bool:
 
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table") -> str:
     """Rows as text in ``fmt`` (one of REPORT_FORMATS)."""
-    widths = table_widths(columns, [rows]) if fmt == "table" else None
-    return "".join(render_stream(columns, [rows], fmt, widths))
+    if fmt != "table":
+        return "".join(render_stream(columns, [rows], fmt))
+    # The rows are at hand: each cell is made text once, for the widths and for its line (a
+    # report of thousands of rows spent most of its rendering converting every number twice).
+    texts = [[_table_text(value) for value in row] for row in rows]
+    widths = [max([len(name)] + [len(row[i]) for row in texts]) for i, name in enumerate(columns)]
+    return "".join(_table_lines(columns, texts, widths))
+
+
+def _table_text(value: Any) -> str:
+    """A cell as the ``table`` format prints it: on one line, cut at TABLE_CELL_MAX with "…"."""
+    text = _cell(value).replace("\n", " ⏎ ")
+    return text if len(text) <= TABLE_CELL_MAX else text[:TABLE_CELL_MAX - 1] + "…"
 
 
 def table_widths(columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any]]]) -> list[int]:
@@ -87,7 +98,7 @@ def table_widths(columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any
     for batch in batches:
         for row in batch:
             for i, value in enumerate(row):
-                widths[i] = max(widths[i], min(len(_cell(value).replace("\n", " ⏎ ")), TABLE_CELL_MAX))
+                widths[i] = max(widths[i], len(_table_text(value)))
     return widths
 
 
@@ -124,21 +135,22 @@ def render_stream(columns: Sequence[str], batches: Iterable[Sequence[Sequence[An
     else:  # table
         if widths is None:
             raise ValueError("the table format needs the column widths (table_widths)")
+        yield from _table_lines(columns, ([_table_text(v) for v in row] for row in rows), widths)
 
-        def line(values) -> str:
-            return "  ".join(v.ljust(w) for v, w in zip(values, widths)).rstrip() + "\n"
 
-        def cut(value) -> str:
-            text = _cell(value).replace("\n", " ⏎ ")
-            return text if len(text) <= TABLE_CELL_MAX else text[:TABLE_CELL_MAX - 1] + "…"
+def _table_lines(columns: Sequence[str], texts: Iterable[Sequence[str]], widths: Sequence[int]) -> Iterator[str]:
+    """The ``table`` format's lines: the header, its rule, the rows (cells already ``_table_text``),
+    and the count of rows."""
+    def line(values) -> str:
+        return "  ".join(v.ljust(w) for v, w in zip(values, widths)).rstrip() + "\n"
 
-        yield line(columns)
-        yield line(["-" * w for w in widths])
-        count = 0
-        for row in rows:
-            count += 1
-            yield line([cut(v) for v in row])
-        yield f"({count} row{'s' if count != 1 else ''})\n"
+    yield line(columns)
+    yield line(["-" * w for w in widths])
+    count = 0
+    for row in texts:
+        count += 1
+        yield line(row)
+    yield f"({count} row{'s' if count != 1 else ''})\n"
 
 
 def _json_stream(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[str]:
