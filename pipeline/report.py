@@ -166,9 +166,9 @@ def rulings_report(con, page: bool = True) -> Report:
     if not page:
         return Report("rulings", TITLES["rulings"], columns, rows)
     _, per_card = run_query(con, read_sql("reports/rulings_per_card.sql"), {"limit": CHART_BARS})
-    cards = run_query(con, "SELECT count(*) FROM card")[1][0][0]  # one bar each, were they all shown
     chart = _chart("Rulings per card", [("rulings", html_report.SINGLE_FILL)],
-                   [(name, [n]) for name, n in per_card], " rulings", "cards, most rulings first,", total=cards)
+                   [(name, [n]) for name, n, _ in per_card], " rulings", "cards, most rulings first,",
+                   total=per_card[0][2] if per_card else 0)
     columns_one, one = run_query(con, read_sql("reports/rulings_one_origin.sql"), {"limit": DETAIL_ROWS})
     # how many there are: the count the report's own table shows
     total = sum(count for measure, _, count in rows if measure == "rulings seen on one origin only")
