@@ -24,14 +24,12 @@ WITH tr AS (
 ), candidates AS (
     -- the text searched: the key (accents stripped where it is not plain ASCII), then the
     -- translations; a ruling without any keeps its key as it is rather than a copy joined to ''
-    SELECT m.ruling_id, m.source, m.published_at, m.text,
-           CASE WHEN tr.tr IS NOT NULL
-                THEN CASE WHEN strlen(m.match_key) = length(m.match_key) THEN m.match_key
-                          ELSE strip_accents(m.match_key) END || ' ' || tr.tr
-                WHEN strlen(m.match_key) = length(m.match_key) THEN m.match_key
-                ELSE strip_accents(m.match_key) END AS hay
-    FROM matched AS m
-    LEFT JOIN tr USING (ruling_id)
+    SELECT ruling_id, source, published_at, text, CASE WHEN tr IS NULL THEN key ELSE key || ' ' || tr END AS hay
+    FROM (SELECT m.ruling_id, m.source, m.published_at, m.text, tr.tr,
+                 CASE WHEN strlen(m.match_key) = length(m.match_key) THEN m.match_key
+                      ELSE strip_accents(m.match_key) END AS key
+          FROM matched AS m
+          LEFT JOIN tr USING (ruling_id))
 ), scored AS (
     -- hits: occurrences of each word, counted in bytes (removing k copies of w shortens hay by k * strlen(w))
     SELECT *,
