@@ -83,9 +83,9 @@ def report(a: dict, b: dict, over_ms: float, top: int) -> str:
                          ("shorter", [p for p in main if p.difference < -over])):
         lines.append(f"main-thread pairs more than {over_ms:g} ms {word} in B: {len(chosen)}, "
                      f"{sum(p.difference for p in chosen):+.3f} s in all")
-    for word, ordered in (("longer", sorted(main, key=lambda p: -p.difference)),
-                          ("shorter", sorted(main, key=lambda p: p.difference))):
-        chosen = [p for p in ordered[:top] if (p.difference > 0 if word == "longer" else p.difference < 0)]
+    ordered = sorted(main, key=lambda p: p.difference)
+    for word, chosen in (("longer", [p for p in reversed(ordered) if p.difference > 0][:top]),
+                         ("shorter", [p for p in ordered if p.difference < 0][:top])):
         if not chosen:
             continue
         lines += ["", f"the {len(chosen)} largest differences, B {word} (ms: B - A, A, B):"]
