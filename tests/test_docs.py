@@ -47,3 +47,8 @@ def test_every_table_of_the_schema_is_documented():
     schema = "\n".join(p.read_text() for p in (ROOT / "sql" / "schema").glob("*.sql"))
     for table in re.findall(r"CREATE TABLE IF NOT EXISTS ([\w.]+)", schema):
         assert f"| `{table}` |" in README, table
+
+
+def test_the_doctor_example_counts_the_checks_there_are():
+    shown = re.findall(r"^ok +warehouse +(\d+) checks pass$", README, re.M)
+    assert shown and {int(n) for n in shown} == {len(list((ROOT / "sql" / "checks").glob("*.sql")))}

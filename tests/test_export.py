@@ -2,6 +2,8 @@
 
 import hashlib
 import json
+import shutil
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -10,6 +12,7 @@ from pipeline import export as export_module
 from pipeline.cli import main
 from pipeline.export import export_rulings
 
+EXCERPT = Path(__file__).parent / "fixtures" / "rules" / "cr_case_excerpt.txt"
 READERS = {"csv": "read_csv", "jsonl": "read_json", "parquet": "read_parquet"}
 
 
@@ -103,6 +106,20 @@ def test_datasheet_explains_every_column_and_names_run_and_sources(sample_data_d
     assert "| `ruling_translation` | 0 |" in sheet
     assert "Scryfall" in sheet and "Wizards of the Coast Fan Content Policy" in sheet
     assert "JSON arrays" in sheet
+
+
+def test_the_run_named_is_the_latest_sync_not_a_later_rules_ingest(sample_data_dir, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(sample_data_dir, data)
+    synced = scalar(data, "SELECT max(run_id) FROM sync_run")
+    assert main(["--data-dir", str(data), "-q", "rules", "ingest", str(EXCERPT)]) == 0
+    assert scalar(data, "SELECT max(run_id) FROM sync_run WHERE mode = 'ingest'") > synced
+    out = tmp_path / "export"
+    result = export_rulings(warehouse_of(data), out, "jsonl")
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    assert result.run_id == synced
+    assert manifest["sync_run"]["run_id"] == synced and manifest["sync_run"]["mode"] == "offline"
+    assert f"sync run `{synced}` (the latest): mode offline" in (out / "datasheet.md").read_text("utf-8")
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])

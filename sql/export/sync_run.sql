@@ -1,5 +1,8 @@
--- The run an export comes from: the latest loaded sync run (run ids sort by time).
+-- The run an export comes from: the latest sync run that loaded cards and rulings (run ids sort by
+-- time). A rules ingest (mode 'ingest') loads the Comprehensive Rules only, which the dataset does
+-- not hold, so it is never the run named.
 SELECT run_id, mode, query, sources, started_at, finished_at, loaded_at
 FROM sync_run
+WHERE mode <> 'ingest'
 ORDER BY run_id DESC
 LIMIT 1;
