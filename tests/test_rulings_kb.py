@@ -32,6 +32,21 @@ def test_shifting_visage_has_16_rulings_each_seen_once_per_origin(sample_warehou
     assert all(tuple(r[1:]) == (1, 1, 1) for r in per_ruling), per_ruling
 
 
+def test_every_card_lists_its_rulings_in_the_order_of_its_scryfall_page(sample_warehouse):
+    # The API and the card page give one order (Scryfall's); the card's list follows it.
+    out_of_order = rows(sample_warehouse, """
+        SELECT c.name, cr.position, p.position
+        FROM card c JOIN card_ruling cr USING (oracle_id)
+        JOIN ruling_sighting p ON p.ruling_id = cr.ruling_id AND p.oracle_id = cr.oracle_id
+                              AND p.origin = 'scryfall-page'
+        WHERE cr.position <> p.position""")
+    assert out_of_order == []
+    visage_first = rows(sample_warehouse, """
+        SELECT r.text FROM card c JOIN card_ruling cr USING (oracle_id) JOIN ruling r USING (ruling_id)
+        WHERE c.name = ? AND cr.position = 0""", [VISAGE])
+    assert visage_first[0][0].startswith("\u201cTo Solve \u2014 [condition]\u201d means")
+
+
 def test_the_page_copy_that_lost_its_symbol_is_attached_and_flagged(sample_warehouse):
     lost = rows(sample_warehouse, """
         SELECT s.text_as_seen, r.text, s.flags FROM ruling_sighting s JOIN ruling r USING (ruling_id)

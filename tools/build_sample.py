@@ -28,6 +28,8 @@ from pipeline.extract.scryfall import search_url  # noqa: E402
 from pipeline.rawstore import doc_id_for  # noqa: E402
 
 REFERENCE = ROOT / "tests" / "fixtures" / "reference"
+# The one recorded scryfall.com card page (its text only): the order Scryfall gives that card's rulings.
+SCRYFALL_PAGE_SEED = ROOT / "tests" / "fixtures" / "seeds" / "002_69a2b200c1ac39cf.txt"
 PAGES = ROOT / "tests" / "fixtures" / "pages"
 HTML_TYPE = "text/html; charset=utf-8"
 OUT = ROOT / "data" / "raw" / "sample"
@@ -51,6 +53,23 @@ def derived_id(label: str) -> str:
 
 def compact(obj) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _page_key(text: str) -> str:
+    """A ruling's text as a page shows it: mana symbols gone, spaces collapsed."""
+    return " ".join(re.sub(r"\{[^}]*\}", "", text).split())
+
+
+def in_scryfall_order(card: dict) -> list[dict]:
+    """The card's rulings in the order of the recorded scryfall.com page where there is one (the
+    API serves them in that order); else in the reference's order (MTGJSON's, alphabetical)."""
+    lines = [line.strip() for line in SCRYFALL_PAGE_SEED.read_text("utf-8").splitlines() if line.strip()]
+    if lines[0] != card["name"]:
+        return card["rulings"]
+    place = {_page_key(line): i for i, line in enumerate(lines[1:])}
+    ordered = sorted(card["rulings"], key=lambda r: place[_page_key(r["text"])])
+    assert len(place) == len(ordered) == len({_page_key(r["text"]) for r in ordered}), card["name"]
+    return ordered
 
 
 def english_printing(card: dict, printing: dict, first: bool) -> dict:
@@ -162,7 +181,7 @@ def build() -> None:
     for oracle_id, card_id in first_printing.items():
         rulings = [{"object": "ruling", "oracle_id": oracle_id, "source": r["source"] or "wotc",
                     "published_at": r["published_at"], "comment": r["text"]}
-                   for r in by_oracle[oracle_id]["rulings"]]
+                   for r in in_scryfall_order(by_oracle[oracle_id])]
         body = {"object": "list", "has_more": False, "data": rulings}
         docs.append(("scryfall-api", "rulings", oracle_id, f"{API}/cards/{card_id}/rulings", compact(body), JSON_TYPE))
 
