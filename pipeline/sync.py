@@ -310,14 +310,16 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
             failpoint("during_build")
             with timing.phase("build"):
                 state = _build(con, store, upto, cache_dir, use_delta)
+            with timing.phase("load"):
+                counts = load_run(con, run_row(run), state.tables, document_rows(run), scope=state.scope)
         except SourceDataError as exc:
-            # a SIGTERM's Aborted raised inside a parser can come out as a parse error: the run
+            # data the build cannot read, or rows the warehouse checks refuse (the load rolled
+            # back): the run is rejected, so that it does not stand before every later load.
+            # A SIGTERM's Aborted raised inside a parser can come out as a parse error: the run
             # is not at fault, and the handler below treats the error as the stop it was
             if not stop.requested():
                 mark_rejected(run, str(exc))
             raise
-        with timing.phase("load"):
-            counts = load_run(con, run_row(run), state.tables, document_rows(run), scope=state.scope)
         if cache_dir is not None and state.cache_keep is not None:
             prune_cache(cache_dir, state.cache_keep)
     except BaseException as exc:  # a signal during the build or the load

@@ -144,3 +144,21 @@ def test_a_file_that_is_not_the_rules_is_refused(tmp_path, data_dir, capsys):
     junk.write_text("Shopping list\n", "utf-8")
     assert main(["--data-dir", str(data_dir), "rules", "ingest", str(junk)]) == 65
     assert "effective" in capsys.readouterr().err
+
+
+def test_an_edition_the_checks_refuse_is_rejected_and_does_not_block_later_loads(tmp_path):
+    # A rule printed twice: the edition parses, but two rows share the key (edition, rule), which
+    # the warehouse checks refuse. The run must not stand before every later load.
+    doubled = tmp_path / "doubled.txt"
+    lines = EXCERPT.read_text("utf-8").splitlines(keepends=True)
+    twice = next(line for line in lines if line.startswith("719.2. "))
+    doubled.write_text("".join(line * (2 if line is twice else 1) for line in lines), "utf-8")
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(data), "-q", "rules", "ingest", str(doubled)]) == 65
+    failed = [json.loads(p.read_text("utf-8")) for p in (data / "raw").glob("*/_FAILED")]
+    assert [f["status"] for f in failed] == ["rejected"] and "warehouse checks" in failed[0]["reason"]
+    assert main(["--data-dir", str(data), "-q", "rules", "ingest", str(EXCERPT)]) == 0
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(data), "-q", "rebuild"]) == 0
+    assert rows(data, "SELECT count(*) FROM cr_rule") == [(14,)]
