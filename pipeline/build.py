@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import Counter
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
@@ -256,6 +257,24 @@ def collect(store: RawStore, runs: list[RunInfo]) -> _Collected:
             PAGE_COLLECTORS[origin](store, run, got)
     _collect_rules(store, runs, got)
     return got
+
+
+_NOTHING = object()
+
+
+def refuse_empty_bulk_files(runs: list[RunInfo]) -> None:
+    """A bulk file of the views to build that holds no object at all is a broken download, not a
+    day without cards or rulings: built, it would empty the view's tables. Raises SourceDataError
+    naming it. Reads each file up to its first object only."""
+    for run in current_runs(runs).values():
+        for entry in read_manifest(run):
+            if entry.kind not in ("bulk-cards", "bulk-rulings") or not _usable(entry):
+                continue
+            doc = f"{run.run_id}/{entry.path}"
+            with closing(api.iter_bulk_items(body_path(run, entry), doc)) as items:
+                if next(items, _NOTHING) is _NOTHING:
+                    raise SourceDataError(f"{doc}: the bulk {entry.kind.removeprefix('bulk-')} file holds no "
+                                          "object; nothing loaded (an empty file would empty the warehouse)")
 
 
 def build_state(store: RawStore, runs: list[RunInfo]) -> State:

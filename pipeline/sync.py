@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__, cooldown, stop, timing
-from .build import build_state, build_state_sql, document_rows, run_row
+from .build import build_state, build_state_sql, document_rows, refuse_empty_bulk_files, run_row
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
 from .errors import Aborted, CasefileError, SourceDataError, UsageError
 from .failpoints import failpoint
@@ -287,6 +287,7 @@ def table_counts_from(load: LoadResult) -> dict[str, int]:
 def _build(con, store: RawStore, upto: list[RunInfo], cache_dir: Path | None, use_delta: bool):
     """The SQL build when it applies (every Scryfall document readable by DuckDB, no page
     sources), else the Python reference build; both give the same rows."""
+    refuse_empty_bulk_files(upto)
     try:
         return build_state_sql(con, store, upto, cache_dir=cache_dir, use_delta=use_delta)
     except SqlPathUnavailable as exc:

@@ -105,6 +105,25 @@ def test_a_new_rulings_file_keeps_the_sighting_ids_of_the_rulings_it_did_not_cha
     assert rows(db, f"SELECT doc_id FROM ruling_sighting WHERE sighting_id = '{changed}'") == [(newest,)]
 
 
+@pytest.mark.parametrize("kind", ["default_cards", "rulings"])
+def test_an_empty_bulk_file_is_refused_and_the_warehouse_keeps_the_day_before(bulk_server, cli, data_dir, kind):
+    """A file that holds no object is a broken download, not a day without cards: loaded, it
+    would empty the warehouse with exit 0. The run is rejected (65); the next good day loads."""
+    assert cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always").returncode == 0
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    before = rows(db, "SELECT (SELECT count(*) FROM card), (SELECT count(*) FROM card_ruling)")
+    bulk_server.add_file(f"/files/{kind}.json", b"[]\n", etag='"empty"', last_modified=LAST_MODIFIED)
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 65, result.stderr
+    assert "holds no object" in result.stderr
+    assert rows(db, "SELECT (SELECT count(*) FROM card), (SELECT count(*) FROM card_ruling)") == before == [(15, 153)]
+    assert [r.status for r in RawStore(data_dir / "raw").runs()] == ["complete", "rejected"]
+    bulk_server.add_file(f"/files/{kind}.json", bulk_server.files[kind], etag='"v3"', last_modified=LAST_MODIFIED)
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 0, result.stderr
+    assert rows(db, "SELECT (SELECT count(*) FROM card), (SELECT count(*) FROM card_ruling)") == before
+
+
 def test_multilingual_takes_all_cards_and_a_local_filter_keeps_the_query(bulk_server, cli, data_dir):
     result = cli("sync", "--api-url", bulk_server.url, "--query", "set:mkc", "--bulk", "always", "--multilingual")
     assert result.returncode == 0, result.stderr
