@@ -6,8 +6,11 @@ changes per run, a CLI option. Nothing here touches the network or the warehouse
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
+import re
+import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -136,8 +139,33 @@ def redact_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
 
 
+# One label of a host name: letters, digits, hyphens (and underscores, which some hosts use).
+_HOST_LABEL = re.compile(r"[A-Za-z0-9_-]{1,63}")
+
+
+def host_problem(host: str) -> str | None:
+    """Why ``host`` (a URL's host, without port or brackets) cannot be asked, or None."""
+    if ":" in host:
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return f"{host!r} is not an IPv6 address"
+        return None
+    if not host.isascii():
+        return f"write the host {host!r} in its ASCII form (xn--...)"
+    labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
+    if len(host) > 253 or not all(_HOST_LABEL.fullmatch(label) for label in labels):
+        return f"{host!r} is not a valid host name"
+    return None
+
+
+def _is_space_or_control(char: str) -> bool:
+    return char.isspace() or unicodedata.category(char) == "Cc"
+
+
 def check_http_url(url: str, what: str) -> str:
-    """An http(s) URL without credentials (casefile sends none, and must not write them down)."""
+    """A well-formed http(s) URL without credentials (casefile sends none, and must not write them
+    down): a valid host, and no space or control character anywhere (write %20)."""
     try:
         parts = urlsplit(url)
         has_credentials = parts.username is not None or parts.password is not None
@@ -149,6 +177,11 @@ def check_http_url(url: str, what: str) -> str:
     if has_credentials:
         raise ConfigError(f"{what} must not carry credentials (user:password@), got {redact_url(url)!r}; "
                           "casefile sends none and keeps every URL it asks in the raw store")
+    if any(_is_space_or_control(c) for c in url):
+        raise ConfigError(f"{what} is not a URL: {redact_url(url)!r} holds a space or a control character")
+    problem = host_problem(parts.hostname)
+    if problem:
+        raise ConfigError(f"{what} is not a URL: {redact_url(url)!r} ({problem})")
     return url.rstrip("/")
 
 
@@ -172,12 +205,19 @@ def validate(settings: Settings) -> Settings:
     for name in ("connect_timeout_s", "read_timeout_s", "backoff_base_s", "backoff_max_s", "reader_wait_s"):
         if getattr(settings, name) < 0:
             raise ConfigError(f"{name} may not be negative")
+    for name in ("connect_timeout_s", "read_timeout_s"):
+        if getattr(settings, name) == 0:
+            raise ConfigError(f"{name} must be more than 0 s")
     if settings.memory_limit_mb and settings.memory_limit_mb < MIN_MEMORY_LIMIT_MB:
         raise ConfigError(f"memory_limit_mb must be 0 (DuckDB's own default) or at least {MIN_MEMORY_LIMIT_MB}")
     if settings.compact_every < 1:
         raise ConfigError("compact_every must be at least 1 (1: every sync compacts)")
-    if settings.contact and any(ord(c) < 32 or ord(c) == 127 for c in settings.contact):
+    if settings.contact and any(unicodedata.category(c) == "Cc" for c in settings.contact):
         raise ConfigError("the contact may not hold control characters (it goes into a request header)")
+    beyond_latin_1 = [c for c in settings.contact or "" if ord(c) > 255]
+    if beyond_latin_1:
+        raise ConfigError(f"the contact (CASEFILE_CONTACT) goes into the User-Agent header, which carries "
+                          f"Latin-1 characters only: {beyond_latin_1[0]!r} cannot be sent; write it without")
     return replace(settings, api_url=api_url, data_dir=Path(settings.data_dir).expanduser(), **sites)
 
 

@@ -10,7 +10,11 @@ from pipeline.config import from_env
 from pipeline.errors import ConfigError
 from pipeline.rawstore import RawStore
 
+from support.fake_scryfall import FakeScryfall
+from support.sample_data import sample_api_data
 from support.warehouse_state import loaded_runs
+
+CARDS, RULINGS, SETS = sample_api_data()
 
 
 @pytest.mark.parametrize("name,value,message", [
@@ -23,6 +27,17 @@ from support.warehouse_state import loaded_runs
     ("CASEFILE_MAX_BULK_BYTES", "10", "max_bulk_bytes must be at least 1024"),
     ("CASEFILE_CONTACT", "ops@example.org\r\nX-Injected: 1", "control characters"),
     ("CASEFILE_MAX_ATTEMPTS", "five", "must be a number"),
+    ("CASEFILE_CONTACT", "Zoë — ops@example.org", "CASEFILE_CONTACT"),
+    ("CASEFILE_CONTACT", "山田 <ops@example.org>", "CASEFILE_CONTACT"),
+    ("CASEFILE_READ_TIMEOUT", "0", "read_timeout_s must be more than 0"),
+    ("CASEFILE_CONNECT_TIMEOUT", "0", "connect_timeout_s must be more than 0"),
+    ("CASEFILE_API_URL", "https://api.scryfall.com ", "the API URL is not a URL"),
+    ("CASEFILE_API_URL", " https://api.scryfall.com", "the API URL is not a URL"),
+    ("CASEFILE_WIKI_URL", "http://bad host", "wiki_url is not a URL"),
+    ("CASEFILE_LISTEBLANCHE_URL", "http://a..b", "listeblanche_url is not a URL"),
+    ("CASEFILE_SCRYFALL_WEB_URL", "https://scryfall.com/\t", "scryfall_web_url is not a URL"),
+    ("CASEFILE_SCRYFALL_WEB_URL", "https://scryfäll.com", "scryfall_web_url is not a URL"),
+    ("CASEFILE_WIKI_PAGE", "https://mtg.wiki/page/Case File", "the wiki page is not a URL"),
 ])
 def test_a_bad_setting_is_refused_by_name(tmp_path, name, value, message):
     with pytest.raises(ConfigError, match=message):
@@ -33,6 +48,49 @@ def test_the_settings_the_readme_shows_are_accepted(tmp_path):
     settings = from_env({"CASEFILE_DATA_DIR": str(tmp_path), "CASEFILE_MEMORY_LIMIT_MB": "0",
                          "CASEFILE_CONTACT": "ops@example.org", "CASEFILE_READER_WAIT": "0"})
     assert settings.memory_limit_mb == 0 and settings.user_agent.endswith("(+ops@example.org)")
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8080", "http://[::1]:9/", "https://api.scryfall.com./",
+                                 "http://localhost", "https://xn--bcher-kva.example/a%20b?q=x"])
+def test_well_formed_urls_and_a_latin_1_contact_are_accepted(tmp_path, url):
+    settings = from_env({"CASEFILE_DATA_DIR": str(tmp_path), "CASEFILE_API_URL": url,
+                         "CASEFILE_CONTACT": "Zoë Ménard <ops@example.org>"})
+    assert settings.api_url == url.rstrip("/") and settings.user_agent.encode("latin-1")
+
+
+@pytest.mark.parametrize("args,env", [
+    (["sync", "--plan", "--api-url", "http://bad host"], {}),
+    (["sync", "--plan"], {"CASEFILE_API_URL": "https://api.scryfall.com "}),
+    (["sync", "--plan"], {"CASEFILE_READ_TIMEOUT": "0"}),
+    (["doctor", "--online"], {"CASEFILE_WIKI_URL": "http://a..b"}),
+    (["rules", "ingest", "https://media.wizards.com/MagicCompRules.txt"], {"CASEFILE_CONNECT_TIMEOUT": "0"}),
+])
+def test_a_setting_no_request_could_be_made_with_is_exit_78_before_any_request(
+        data_dir, capsys, monkeypatch, args, env):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["--data-dir", str(data_dir), *args]) == 78
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: ") and "Traceback" not in err
+    assert not (data_dir / "raw").exists()
+
+
+def test_a_contact_a_request_header_cannot_carry_is_exit_78_before_any_request(data_dir, capsys, monkeypatch):
+    monkeypatch.setenv("CASEFILE_CONTACT", "Zoë — ops@example.org")
+    with FakeScryfall(CARDS, RULINGS, SETS) as server:
+        assert main(["--data-dir", str(data_dir), "sync", "--api-url", server.url, "--sources", "api"]) == 78
+        assert server.requests == []
+    err = capsys.readouterr().err
+    assert "CASEFILE_CONTACT" in err and "User-Agent" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("url", ["http://bad host/MagicCompRules.txt", "http://a..b/MagicCompRules.txt",
+                                 "http://[bad/MagicCompRules.txt"])
+def test_rules_from_a_url_without_a_valid_host_are_a_usage_error(data_dir, capsys, url):
+    assert main(["--data-dir", str(data_dir), "rules", "ingest", url]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: ") and "Traceback" not in err
+    assert RawStore(data_dir / "raw").runs() == []
 
 
 def test_running_out_of_memory_is_exit_78_and_the_fetched_run_is_loaded_by_the_next_sync(

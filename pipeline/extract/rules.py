@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..clock import utc_now_iso
+from ..config import host_problem, redact_url
 from ..errors import SourceDataError, SourceUnavailable, UsageError
 from ..wire import Response
 from ..rawstore import RunWriter
@@ -21,7 +22,22 @@ MAX_CR_BYTES = 16 * 1024 * 1024
 
 
 def is_url(source: str) -> bool:
-    return urlsplit(source).scheme in ("http", "https")
+    try:
+        return urlsplit(source).scheme in ("http", "https")
+    except ValueError:  # "http://[...": meant as a URL, if not a well-formed one (check_url says why)
+        return True
+
+
+def check_url(url: str) -> None:
+    """Refuse a URL no request could be made to, before a run is made for it. A space in its path
+    is fine (it is sent as %20; Wizards' file names hold one)."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError as exc:
+        raise UsageError(f"{redact_url(url)} is not a URL: {exc}") from None
+    problem = host_problem(host) if host else "it names no host"
+    if problem:
+        raise UsageError(f"{redact_url(url)} is not a URL a request can be made to: {problem}")
 
 
 def fetch_rules(source: str, transport, writer: RunWriter, settings) -> None:
