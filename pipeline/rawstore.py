@@ -15,6 +15,8 @@ write outside its run folder.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import logging
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from .clock import utc_now_iso
-from .errors import ConfigError, SourceDataError
+from .errors import CasefileError, ConfigError, SourceDataError, TryAgainLater
 from .failpoints import failpoint
 
 if TYPE_CHECKING:
@@ -74,14 +76,44 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def unwritable(exc: OSError, where: Path) -> CasefileError:
+    """The error for a write to the raw store that failed: a full disk (or quota) is worth a try
+    later; anything else (permissions, a read-only or immutable folder) is the data folder's setup."""
+    reason = f"{exc.strerror or exc} ({exc.filename or where})"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return TryAgainLater(f"cannot write to the raw store: {reason}; free some space and run again")
+    return ConfigError(f"cannot write to the raw store: {reason}; casefile must be able to write the data folder")
+
+
+@contextlib.contextmanager
+def _writing(where: Path):
+    """An OSError of the block, a write to the raw store under ``where``, as ``unwritable`` says."""
+    try:
+        yield
+    except OSError as exc:
+        raise unwritable(exc, where) from exc
+
+
+@contextlib.contextmanager
+def _removed_on_error(tmp: Path):
+    """Remove the temporary file ``tmp`` when the block fails: a failed write leaves no partial file."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(OSError):  # never made, or already renamed
+            tmp.unlink()
+        raise
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` so that ``path`` is either absent or complete, even after kill -9."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(3)}")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    with _removed_on_error(tmp):
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
     _fsync_dir(path.parent)
 
 
@@ -146,14 +178,16 @@ class BodyFile:
         self._doc.update(b"\n")
 
     def write(self, chunk: bytes) -> None:
-        self._fh.write(chunk)
+        with _writing(self.folder):
+            self._fh.write(chunk)
         self._sha.update(chunk)
         self._doc.update(chunk)
         self.size += len(chunk)
 
     def reset(self) -> None:
-        self._fh.seek(0)
-        self._fh.truncate()
+        with _writing(self.folder):
+            self._fh.seek(0)
+            self._fh.truncate()
         self._start()
         self._adopted = None
 
@@ -162,11 +196,12 @@ class BodyFile:
         or a copy where links cannot be made; nothing is read again."""
         self._fh.close()
         self.tmp.unlink()
-        try:
-            os.link(source, self.tmp)
-        except OSError:
-            shutil.copyfile(source, self.tmp)
-        self._fh = open(self.tmp, "ab")
+        with _writing(self.folder):
+            try:
+                os.link(source, self.tmp)
+            except OSError:
+                shutil.copyfile(source, self.tmp)
+            self._fh = open(self.tmp, "ab")
         self.size = size
         self._adopted = (sha256, doc_id)
 
@@ -187,17 +222,19 @@ class BodyFile:
             return head, fh.read(size)
 
     def commit(self) -> Path:
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self._fh.close()
         target = self.folder / self.name
-        os.replace(self.tmp, target)
+        with _writing(self.folder):
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            os.replace(self.tmp, target)
         _fsync_dir(self.folder)
         return target
 
     def discard(self) -> None:
         if not self._fh.closed:
-            self._fh.close()
+            with contextlib.suppress(OSError):  # bytes a full disk left in the buffer: discarded anyway
+                self._fh.close()
         try:
             self.tmp.unlink()
         except FileNotFoundError:
@@ -218,10 +255,14 @@ class RunWriter:
         self.path = store.root / run_id
         self.path.mkdir(parents=True, exist_ok=False)
         self.meta = {"run_id": run_id, "started_at": utc_now_iso(), **meta}
-        atomic_write(self.path / RUN_META, _json_bytes(self.meta))
+        try:
+            atomic_write(self.path / RUN_META, _json_bytes(self.meta))
+            self._manifest = open(self.path / MANIFEST, "ab")
+        except BaseException:  # a folder without its run.json is no run: none is left half made
+            shutil.rmtree(self.path, ignore_errors=True)
+            raise
         self._seq = 0
         self.entries: list[DocEntry] = []
-        self._manifest = open(self.path / MANIFEST, "ab")
 
     def save(self, response: Response, origin: str, kind: str, key: str | None = None,
              quarantined: str | None = None) -> DocEntry:
@@ -229,18 +270,16 @@ class RunWriter:
         folder = "quarantine" if quarantined else f"docs/{origin}"
         name = _safe_name(self._seq, response.final_url, response.headers.get("content-type", ""))
         target = self.path / folder / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, response.body)
+        with _writing(self.path):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(target, response.body)
         entry = DocEntry(
             doc_id=doc_id_for(response.url, response.body), origin=origin, kind=kind, key=key,
             url=response.url, final_url=response.final_url, status=response.status,
             headers=dict(sorted(response.headers.items())), fetched_at=response.fetched_at,
             sha256=hashlib.sha256(response.body).hexdigest(), bytes=len(response.body),
             path=f"{folder}/{name}", quarantined=quarantined)
-        line = json.dumps(asdict(entry), ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n"
-        self._manifest.write(line)
-        self._manifest.flush()
-        os.fsync(self._manifest.fileno())
+        self._append(entry)
         if not quarantined:
             self.entries.append(entry)
         failpoint("during_extract")
@@ -249,14 +288,16 @@ class RunWriter:
     def update_meta(self, changes: dict) -> None:
         """Amend run.json while the run is written (the plan a sync chose once it knew)."""
         self.meta = {**self.meta, **changes}
-        atomic_write(self.path / RUN_META, _json_bytes(self.meta))
+        with _writing(self.path):
+            atomic_write(self.path / RUN_META, _json_bytes(self.meta))
 
     def body_file(self, origin: str, url: str, ext: str) -> BodyFile:
         """A file to stream a body into; hand it to ``save_file`` once complete."""
         self._seq += 1
         tail = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or "index"
         slug = _SLUG.sub("_", tail.split(".", 1)[0]).strip("._")[:60] or "doc"
-        return BodyFile(self.path / "docs" / origin, f"{self._seq:05d}-{slug}{ext}", url)
+        with _writing(self.path):
+            return BodyFile(self.path / "docs" / origin, f"{self._seq:05d}-{slug}{ext}", url)
 
     def save_file(self, response: Response, body: BodyFile, origin: str, kind: str,
                   key: str | None = None) -> DocEntry:
@@ -275,16 +316,18 @@ class RunWriter:
         self._seq += 1
         name = f"{self._seq:05d}-{Path(old.path).name.split('-', 1)[-1]}"
         target = self.path / "docs" / origin / name
-        target.parent.mkdir(parents=True, exist_ok=True)
         source = (previous.path / old.path).resolve()
         if previous.path.resolve() not in source.parents:
             raise SourceDataError(f"manifest of {previous.run_id} points outside its run: {old.path}")
-        try:
-            os.link(source, target)
-        except OSError:  # another file system, or no hard links: a copy
-            tmp = target.with_name(f".{name}.tmp-{os.getpid()}")
-            shutil.copyfile(source, tmp)
-            os.replace(tmp, target)
+        with _writing(self.path):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(source, target)
+            except OSError:  # another file system, or no hard links: a copy
+                tmp = target.with_name(f".{name}.tmp-{os.getpid()}")
+                with _removed_on_error(tmp):
+                    shutil.copyfile(source, tmp)
+                    os.replace(tmp, target)
         headers = {**old.headers, **response.headers}
         entry = DocEntry(
             doc_id=old.doc_id, origin=origin, kind=kind, key=key, url=response.url,
@@ -294,25 +337,36 @@ class RunWriter:
         return self._record(entry)
 
     def _record(self, entry: DocEntry) -> DocEntry:
-        line = json.dumps(asdict(entry), ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n"
-        self._manifest.write(line)
-        self._manifest.flush()
-        os.fsync(self._manifest.fileno())
+        self._append(entry)
         self.entries.append(entry)
         return entry
 
+    def _append(self, entry: DocEntry) -> None:
+        line = json.dumps(asdict(entry), ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n"
+        with _writing(self.path):
+            self._manifest.write(line)
+            self._manifest.flush()
+            os.fsync(self._manifest.fileno())
+
     def finish(self, summary: dict) -> None:
-        self._manifest.close()
         body = {"finished_at": utc_now_iso(), "documents": len(self.entries), **summary}
-        atomic_write(self.path / SUCCESS, _json_bytes(body))
+        with _writing(self.path):
+            self._manifest.close()
+            atomic_write(self.path / SUCCESS, _json_bytes(body))
 
     def fail(self, reason: str, status: str = "failed") -> None:
+        """Mark the run failed (or aborted) when the disk lets us; a run left without the mark
+        (a full disk) is incomplete, and never loaded either."""
         if not self._manifest.closed:
-            self._manifest.close()
+            with contextlib.suppress(OSError):  # a manifest line a full disk kept in the buffer is lost
+                self._manifest.close()
         if (self.path / SUCCESS).exists():
             return
-        atomic_write(self.path / FAILED, _json_bytes({"failed_at": utc_now_iso(), "status": status,
-                                                      "reason": reason}))
+        try:
+            atomic_write(self.path / FAILED, _json_bytes({"failed_at": utc_now_iso(), "status": status,
+                                                          "reason": reason}))
+        except OSError as exc:
+            log.warning("run %s could not be marked %s (%s): it stays incomplete", self.run_id, status, exc)
 
 
 def inode_usage(folders: list[Path]) -> dict[tuple[int, int], list[int]]:
@@ -369,8 +423,9 @@ def read_run(path: Path) -> RunInfo:
 
 def mark_rejected(run: RunInfo, reason: str, status: str = "rejected") -> None:
     """A run that fetched everything but whose data is not to be loaded: never loaded again."""
-    atomic_write(run.path / FAILED, _json_bytes({"failed_at": utc_now_iso(), "status": status,
-                                                 "reason": reason}))
+    with _writing(run.path):
+        atomic_write(run.path / FAILED, _json_bytes({"failed_at": utc_now_iso(), "status": status,
+                                                     "reason": reason}))
 
 
 def read_manifest(run: RunInfo, include_quarantined: bool = False) -> list[DocEntry]:
@@ -412,8 +467,9 @@ class RawStore:
         self.root = Path(root)
 
     def new_run(self, meta: dict, run_id: str | None = None) -> RunWriter:
-        self.root.mkdir(parents=True, exist_ok=True)
-        return RunWriter(self, run_id or self._next_run_id(), meta)
+        with _writing(self.root):
+            self.root.mkdir(parents=True, exist_ok=True)
+            return RunWriter(self, run_id or self._next_run_id(), meta)
 
     def _next_run_id(self) -> str:
         """The clock's time, or just after the newest run's id when the clock is behind it (set

@@ -1,14 +1,18 @@
 """The CLI surface: help everywhere, exit codes, output formats, read-only SQL."""
 
+import errno
 import json
 import os
 import shutil
+from pathlib import Path
 
 import click
 import duckdb
 import pytest
 
 from pipeline.cli import main, main_group
+
+from support.warehouse_state import run_dirs, run_status
 
 
 def commands():
@@ -155,6 +159,65 @@ def test_a_data_folder_that_cannot_be_made_is_a_configuration_error(tmp_path, ca
     err = capsys.readouterr().err
     assert err.startswith(f"casefile: error: cannot use the data folder {tmp_path / 'a-file' / 'data'}: ")
     assert main(["--data-dir", str(tmp_path / "a-file"), *command]) == 2  # click sees a file, not a folder
+
+
+def test_a_raw_store_that_cannot_be_written_is_a_configuration_error(data_dir, capsys, monkeypatch):
+    raw = data_dir / "raw"
+    real_mkdir = os.mkdir
+
+    def mkdir(path, *args, **kwargs):  # as `chmod 555 raw` or `chattr +i raw` would (even for root)
+        if Path(path).parent == raw:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_mkdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", mkdir)
+    assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 78
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: cannot write to the raw store: Permission denied") and str(raw) in err
+    assert "Traceback" not in err and run_dirs(data_dir) == []
+
+
+class _FullDisk:
+    """A file whose every write fails as on a full disk."""
+
+    def __init__(self, fh):
+        self._fh = fh
+
+    def write(self, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def __getattr__(self, name):
+        return getattr(self._fh, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._fh.close()
+
+
+@pytest.mark.parametrize("full,status", [
+    (lambda path: "docs" in path.parts, "failed"),  # the bodies: the run is marked failed
+    (lambda path: not path.name.startswith((".run.json.", "manifest.jsonl")), "incomplete"),  # _FAILED too
+    (lambda path: True, None),  # run.json: no run at all
+])
+def test_a_full_disk_while_writing_the_raw_store_is_try_again_later_and_leaves_no_partial_file(
+        data_dir, capsys, monkeypatch, full, status):
+    import builtins
+
+    from pipeline import rawstore
+
+    def full_disk_open(file, mode="r", *args, **kwargs):
+        fh = builtins.open(file, mode, *args, **kwargs)
+        return _FullDisk(fh) if set(mode) & set("wa") and full(Path(file)) else fh
+
+    monkeypatch.setattr(rawstore, "open", full_disk_open, raising=False)
+    assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 75
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("casefile: error: cannot write to the raw store: No space left on device")
+    assert str(data_dir / "raw") in err and "Traceback" not in err
+    assert [run_status(run) for run in run_dirs(data_dir)] == ([status] if status else [])
+    assert not [p for p in (data_dir / "raw").rglob("*") if ".tmp-" in p.name]
 
 
 def test_a_damaged_warehouse_says_rebuild_and_a_rebuild_mends_it(synced, capsys):

@@ -1,8 +1,10 @@
+import errno
 import json
 
 import pytest
 
-from pipeline.errors import SourceDataError
+from pipeline import rawstore
+from pipeline.errors import SourceDataError, TryAgainLater
 from pipeline.wire import Response
 from pipeline.rawstore import RawStore, doc_id_for, read_manifest, read_run
 
@@ -85,4 +87,20 @@ def test_no_temporary_files_are_left_behind(tmp_path):
     for _ in range(3):
         writer.save(response(), "scryfall-api", "search")
     writer.finish({})
+    assert not [p for p in writer.path.rglob("*") if ".tmp-" in p.name]
+
+
+def test_a_full_disk_while_a_body_streams_in_is_try_again_later_and_leaves_no_partial_file(tmp_path, monkeypatch):
+    writer = RawStore(tmp_path).new_run({})
+    body = writer.body_file("scryfall-api", "https://data.scryfall.io/all-cards.json", ".json")
+    body.write(b"[")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(rawstore.os, "fsync", full)
+    with pytest.raises(TryAgainLater, match="No space left on device"):
+        body.commit()
+    body.discard()
+    writer.fail("full disk")
     assert not [p for p in writer.path.rglob("*") if ".tmp-" in p.name]
