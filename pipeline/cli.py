@@ -117,7 +117,9 @@ def write_output(path: Path, text: str) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="casefile")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), envvar="CASEFILE_DATA_DIR",
+# --data-dir is not checked here: a file where the folder should be is a setting to fix (exit 78,
+# config.validate), not a usage error.
+@click.option("--data-dir", type=click.Path(path_type=Path), envvar="CASEFILE_DATA_DIR",
               help="Folder holding raw/ and warehouse/ [env CASEFILE_DATA_DIR; default: data/ of the checkout].")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               envvar="CASEFILE_LOG_FORMAT", help="Logs and summary as text, or as one JSON object per line.")
@@ -134,9 +136,7 @@ def main_group(click_ctx: click.Context, data_dir: Path | None, log_format: str,
 
     verbosity = -1 if quiet else verbose
     logs.setup(log_format, verbosity)
-    settings = from_env()
-    if data_dir is not None:
-        settings = settings.with_overrides(data_dir=data_dir)
+    settings = from_env(data_dir=data_dir)
     click_ctx.obj = Context(settings, log_format, verbosity)
 
 

@@ -212,13 +212,16 @@ def validate(settings: Settings) -> Settings:
         raise ConfigError(f"memory_limit_mb must be 0 (DuckDB's own default) or at least {MIN_MEMORY_LIMIT_MB}")
     if settings.compact_every < 1:
         raise ConfigError("compact_every must be at least 1 (1: every sync compacts)")
+    data_dir = Path(settings.data_dir).expanduser()
+    if data_dir.exists() and not data_dir.is_dir():
+        raise ConfigError(f"cannot use the data folder {data_dir}: it is not a folder")
     if settings.contact and any(unicodedata.category(c) == "Cc" for c in settings.contact):
         raise ConfigError("the contact may not hold control characters (it goes into a request header)")
     beyond_latin_1 = [c for c in settings.contact or "" if ord(c) > 255]
     if beyond_latin_1:
         raise ConfigError(f"the contact (CASEFILE_CONTACT) goes into the User-Agent header, which carries "
                           f"Latin-1 characters only: {beyond_latin_1[0]!r} cannot be sent; write it without")
-    return replace(settings, api_url=api_url, data_dir=Path(settings.data_dir).expanduser(), **sites)
+    return replace(settings, api_url=api_url, data_dir=data_dir, **sites)
 
 
 def _env_float(env, name: str) -> float | None:
@@ -234,10 +237,11 @@ def _env_float(env, name: str) -> float | None:
     return number
 
 
-def from_env(env=None) -> Settings:
-    """Settings from CASEFILE_* environment variables over the defaults."""
+def from_env(env=None, data_dir: Path | None = None) -> Settings:
+    """Settings from CASEFILE_* environment variables over the defaults; ``data_dir`` (the
+    --data-dir option) over CASEFILE_DATA_DIR."""
     env = os.environ if env is None else env
-    values: dict = {"data_dir": Path(env.get("CASEFILE_DATA_DIR") or default_data_dir())}
+    values: dict = {"data_dir": Path(data_dir or env.get("CASEFILE_DATA_DIR") or default_data_dir())}
     if env.get("CASEFILE_API_URL"):
         values["api_url"] = env["CASEFILE_API_URL"]
     for field_name, var in [("wiki_url", "CASEFILE_WIKI_URL"), ("listeblanche_url", "CASEFILE_LISTEBLANCHE_URL"),

@@ -158,7 +158,25 @@ def test_a_data_folder_that_cannot_be_made_is_a_configuration_error(tmp_path, ca
     assert main(["--data-dir", str(tmp_path / "a-file" / "data"), *command]) == 78
     err = capsys.readouterr().err
     assert err.startswith(f"casefile: error: cannot use the data folder {tmp_path / 'a-file' / 'data'}: ")
-    assert main(["--data-dir", str(tmp_path / "a-file"), *command]) == 2  # click sees a file, not a folder
+
+
+@pytest.mark.parametrize("command", [["sync", "--offline"], ["rebuild"], ["prune"], ["status"], ["sql", "SELECT 1"],
+                                     ["doctor"]])
+def test_a_data_folder_that_is_a_file_is_a_configuration_error(tmp_path, capsys, monkeypatch, command):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder")
+    assert main(["--data-dir", str(a_file), *command]) == 78
+    assert capsys.readouterr().err == f"casefile: error: cannot use the data folder {a_file}: it is not a folder\n"
+    monkeypatch.setenv("CASEFILE_DATA_DIR", str(a_file))
+    assert main(command) == 78
+    assert capsys.readouterr().err == f"casefile: error: cannot use the data folder {a_file}: it is not a folder\n"
+    assert a_file.read_text() == "not a folder"
+
+
+def test_the_data_dir_option_wins_over_a_data_folder_setting_that_is_a_file(tmp_path, data_dir, monkeypatch):
+    (tmp_path / "a-file").write_text("not a folder")
+    monkeypatch.setenv("CASEFILE_DATA_DIR", str(tmp_path / "a-file"))
+    assert main(["--data-dir", str(data_dir), "-q", "status"]) == 0
 
 
 def test_a_raw_store_that_cannot_be_written_is_a_configuration_error(data_dir, capsys, monkeypatch):
