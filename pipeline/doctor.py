@@ -61,6 +61,11 @@ def _raw_store(settings: Settings, running: bool) -> list[Finding]:
     for run in runs:
         if run.status == "incomplete" and not running:
             found.append(Finding("warn", "raw", f"run {run.run_id} never finished (killed?); it is never loaded"))
+        if run.damaged is not None:
+            found.append(Finding("fail", "raw", f"run {run.run_id}: {run.damaged}; it is neither loaded, rebuilt "
+                                 "nor pruned until its run.json is repaired or the folder removed", EXIT_DATAERR))
+            bad += 1
+            continue
         if run.success is None:
             continue
         try:

@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 CURRENT = "current view"
 RULES = "rules edition"
 RECENT = "recent"
+DAMAGED = "damaged: repair its run.json or remove it by hand"
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,9 @@ def plan(runs: list[RunInfo], now: datetime, keep_days: int, loaded: set[str] | 
         current |= {run.run_id for run in current_runs([r for r in runs if r.run_id in loaded]).values()}
     decisions = []
     for run in runs:
-        if run.complete and RULES_ORIGIN in run_origins(run):
+        if run.damaged is not None:  # what it holds is unknown: only a person can decide
+            decisions.append(Decision(run, True, DAMAGED))
+        elif run.complete and RULES_ORIGIN in run_origins(run):
             decisions.append(Decision(run, True, RULES))
         elif run.run_id in current:
             decisions.append(Decision(run, True, CURRENT))

@@ -388,19 +388,24 @@ class RunInfo:
     meta: dict
     success: dict | None
     failure: dict | None
+    # why run.json cannot be read (then ``meta`` is empty): the run's query, mode and sources are
+    # unknown, so it is never loaded, and neither rebuilt nor pruned until someone repairs it
+    damaged: str | None = None
 
     @property
     def status(self) -> str:
         if self.failure is not None:
             return self.failure.get("status", "failed")
+        if self.damaged is not None:
+            return "damaged"
         if self.success is not None:
             return "complete"
         return "incomplete"
 
     @property
     def complete(self) -> bool:
-        """Finished fetching and not rejected: the only runs that are ever loaded."""
-        return self.success is not None and self.failure is None
+        """Finished fetching, not rejected, readable: the only runs that are ever loaded."""
+        return self.success is not None and self.failure is None and self.damaged is None
 
 
 def _read_json(path: Path) -> dict | None:
@@ -414,11 +419,17 @@ def _read_json(path: Path) -> dict | None:
 
 def read_run(path: Path) -> RunInfo:
     path = Path(path)
-    meta = _read_json(path / RUN_META)
-    if meta is None:
-        raise ConfigError(f"{path} is not a casefile run (no {RUN_META})")
+    damaged = None
+    try:
+        meta = json.loads((path / RUN_META).read_text("utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path} is not a casefile run (no {RUN_META})") from None
+    except (OSError, ValueError) as exc:
+        meta, damaged = {}, f"its {RUN_META} cannot be read ({exc.__class__.__name__}: {exc})"
+    if not isinstance(meta, dict):
+        meta, damaged = {}, f"its {RUN_META} is not a JSON object"
     return RunInfo(run_id=meta.get("run_id") or path.name, path=path, meta=meta,
-                   success=_read_json(path / SUCCESS), failure=_read_json(path / FAILED))
+                   success=_read_json(path / SUCCESS), failure=_read_json(path / FAILED), damaged=damaged)
 
 
 def mark_rejected(run: RunInfo, reason: str, status: str = "rejected") -> None:

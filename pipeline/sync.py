@@ -409,6 +409,10 @@ def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
     """
     store = RawStore(settings.raw_dir)
     with _sigterm_aborts(), SyncLock(settings.lock_path):
+        damaged = [run for run in store.runs() if run.damaged is not None]
+        if damaged:  # what it held would silently go missing from the rebuilt warehouse
+            raise SourceDataError(f"run {damaged[0].run_id}: {damaged[0].damaged}; a rebuild would leave it out: "
+                                  f"repair its run.json or remove the folder ({len(damaged)} such run(s))")
         target = settings.warehouse_path
         built = target.with_name(target.name + ".rebuild")
         for stale in (built, Path(str(built) + ".wal")):

@@ -10,6 +10,8 @@ import duckdb
 import pytest
 
 from pipeline.cli import main
+from pipeline.config import Settings, validate
+from pipeline.status import collect_status
 
 from conftest import FIXTURES, subprocess_env
 from support.fake_scryfall import FakeScryfall
@@ -328,6 +330,26 @@ def test_doctor_reports_a_tampered_raw_file_and_a_broken_check(data_dir, capsys)
     findings = json.loads(capsys.readouterr().out)
     failing = [f["finding"] for f in findings if f["level"] == "fail"]
     assert len(failing) == 1 and "unique_keys" in failing[0]
+
+
+def test_a_run_whose_run_json_is_unreadable_is_reported_and_never_loaded_rebuilt_or_pruned(data_dir, capsys):
+    # Read as an empty run.json, such a run was replayed as a live sync of no query, without its
+    # page sources: a rebuild silently dropped five rulings.
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    before = state(data_dir)
+    [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
+    (run / "run.json").write_text("{bad", "utf-8")
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 65
+    [finding] = [f for f in json.loads(capsys.readouterr().out) if f["level"] == "fail"]
+    assert run.name in finding["finding"] and "run.json" in finding["finding"]
+    assert main(["--data-dir", str(data_dir), "rebuild"]) == 65
+    assert "repair its run.json" in capsys.readouterr().err
+    assert state(data_dir) == before
+    assert main(["--data-dir", str(data_dir), "prune", "--keep-days", "0"]) == 0
+    assert run.is_dir()
+    info = collect_status(validate(Settings(data_dir=data_dir)))
+    assert [r["status"] for r in info["recent_runs"]] == ["damaged"] and info["runs"]["failed"] == 1
 
 
 @pytest.mark.parametrize("point", ["during_extract", "during_build", "before_commit"])
