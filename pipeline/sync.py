@@ -7,7 +7,6 @@ replays every complete run through the same build and load steps.
 
 from __future__ import annotations
 
-import json
 import logging
 import signal
 import threading
@@ -19,9 +18,10 @@ from pathlib import Path
 from . import __version__, cooldown, stop, timing
 from .build import build_state, build_state_sql, document_rows, refuse_empty_bulk_files, run_row
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
-from .errors import Aborted, CasefileError, SourceDataError, UsageError
+from .errors import Aborted, CasefileError, ParseError, SourceDataError, UsageError
 from .failpoints import failpoint
 from .normalize import query as query_filter
+from .normalize.scryfall import search_page
 from .normalize.duck import SqlPathUnavailable
 from .normalize.lines import prune_cache
 from .stop import ABORTED_MESSAGE
@@ -261,7 +261,11 @@ def _choose_plan(settings, api, transport, writer, store, query, include_multili
     first = api.first_page(query, include_multilingual)
     if first.status != 200:
         return "api", first, None  # the API extract reports Scryfall's error
-    by_api = bulk_plans.api_plan(settings, json.loads(first.body))
+    try:
+        page = search_page(first.body, "the first search page")
+    except ParseError:
+        return "api", first, None  # the API extract keeps the page and refuses it, naming it
+    by_api = bulk_plans.api_plan(settings, page)
     if by_api.requests < bulk_plans.AUTO_API_BELOW:
         return "api", first, None
     index = BulkExtractor(transport, writer, settings, store, progress=progress).index()

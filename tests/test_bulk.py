@@ -222,3 +222,24 @@ def test_a_prune_after_a_304_keeps_the_linked_files_and_points_the_warehouse_at_
     assert len(kept_paths) == len(set(kept_docs))
     assert all((data_dir / "raw" / path).is_file() for (path,) in kept_paths)
     assert cli("doctor").returncode == 0
+
+
+@pytest.mark.parametrize("bulk", ["auto", "never"])
+def test_a_first_search_page_that_is_not_an_object_is_refused_and_kept(bulk_server, cli, data_dir, bulk):
+    """Valid JSON that is not a list object (``[]``): the same clean 65 whichever --bulk, the page kept."""
+    bulk_server.add_page("/cards/search", b"[]", content_type="application/json")
+    result = cli("sync", "--api-url", bulk_server.url, "--sources", "api", "--bulk", bulk)
+    assert result.returncode == 65, result.stderr
+    assert "Traceback" not in result.stderr and "list object" in result.stderr
+    [run] = RawStore(data_dir / "raw").runs()
+    assert run.status == "failed"
+    kept = [json.loads(line) for line in (run.path / "manifest.jsonl").read_text().splitlines()]
+    assert [(e["kind"], (run.path / e["path"]).read_bytes()) for e in kept] == [("search", b"[]")]
+
+
+def test_plan_refuses_a_first_search_page_that_is_not_an_object(bulk_server, cli, data_dir):
+    bulk_server.add_page("/cards/search", b"[]", content_type="application/json")
+    result = cli("sync", "--api-url", bulk_server.url, "--plan")
+    assert result.returncode == 65, result.stderr
+    assert "Traceback" not in result.stderr and "list object" in result.stderr
+    assert not (data_dir / "raw").exists()

@@ -6,12 +6,11 @@ nothing: no run, no warehouse.
 
 from __future__ import annotations
 
-import json
-
 from ..config import DEFAULT_QUERY, Settings
 from ..errors import EXIT_UNAVAILABLE, EXIT_USAGE, UsageError
 from .http import JSON_ACCEPT, HttpClient, json_body_check
 from ..normalize import query as query_filter
+from ..normalize.scryfall import search_page
 from . import bulk as bulk_plans
 from .scryfall import scryfall_error, search_url
 
@@ -41,7 +40,7 @@ def plan(settings: Settings, *, query: str | None = None, include_multilingual: 
             fetched.append(url)
             if response.status != 200:
                 raise scryfall_error(url, response.status, response.body, EXIT_USAGE)
-            by_api = bulk_plans.api_plan(settings, json.loads(response.body))
+            by_api = bulk_plans.api_plan(settings, search_page(response.body, url))
         if local and (bulk == "always" or (bulk == "auto" and by_api.requests >= bulk_plans.AUTO_API_BELOW)):
             url = f"{settings.api_url}/bulk-data"
             response = client.get(url, pacing=[("api", settings.api_interval_s)], accept=JSON_ACCEPT,

@@ -51,6 +51,12 @@ def _list_object(body: bytes, doc: str) -> dict:
     return obj
 
 
+def search_page(body: bytes, doc: str) -> dict:
+    """A search page's list object (what ``--bulk auto`` and ``--plan`` read the totals from), or
+    ParseError naming the document, as when its links are read."""
+    return _list_object(body, doc)
+
+
 @dataclass(frozen=True)
 class SearchLinks:
     total_cards: int | None
