@@ -14,9 +14,14 @@ from pathlib import Path
 from .errors import RateLimited
 from .rawstore import atomic_write
 
+# The longest cool-down remembered: a Retry-After asking more (a year, or 10^12 s, which is no
+# date at all) is taken as a day, so a bad header cannot stop every scheduled run for good.
+MAX_WAIT_S = 86_400.0
+
 
 def remember(path: Path, url: str, wait_s: float, now: float | None = None) -> None:
     now = time.time() if now is None else now
+    wait_s = min(wait_s, MAX_WAIT_S)
     until = now + wait_s
     current = read(path)
     if current and current["until_epoch"] >= until:
@@ -43,17 +48,17 @@ def read(path: Path) -> dict | None:
 def check(path: Path, now: float | None = None, reanchor: bool = True) -> None:
     """Raise RateLimited (exit 75) while a remembered cool-down lasts.
 
-    A cool-down never lasts longer than the wait Scryfall asked for: when more than that is left,
-    the clock was set back since the 429, and (``reanchor``, the sync that holds the lock) the
-    cool-down is written again to end that wait from now, instead of lasting until the clock
-    catches up.
+    A cool-down never lasts longer than the wait Scryfall asked for (at most MAX_WAIT_S): when
+    more than that is left, the clock was set back since the 429, and (``reanchor``, the sync that
+    holds the lock) the cool-down is written again to end that wait from now, instead of lasting
+    until the clock catches up.
     """
     body = read(path)
     now = time.time() if now is None else now
     if body and body["until_epoch"] > now:
         left = body["until_epoch"] - now
         try:
-            asked = float(body.get("wait_s"))
+            asked = min(float(body.get("wait_s")), MAX_WAIT_S)
         except (TypeError, ValueError):
             asked = None
         if asked is not None and left > asked + 1 and reanchor:

@@ -291,6 +291,34 @@ def test_a_run_inside_a_remembered_429_cool_down_makes_no_request(cli, data_dir)
     assert not db_of(data_dir).exists()
 
 
+def test_a_huge_retry_after_is_remembered_as_a_cool_down_of_at_most_a_day(cli, data_dir):
+    """``Retry-After: 1000000000000`` (valid delta-seconds) stops the run with 75 and a cool-down
+    that ends within a day, instead of a date out of range (exit 1, nothing remembered)."""
+    from pipeline.cooldown import MAX_WAIT_S
+
+    cards, rulings, sets = sample_api_data()
+    with FakeScryfall(cards, rulings, sets) as server:
+        server.add_fault("/cards/search", "429", retry_after="1000000000000")
+        started = time.time()
+        result = cli("sync", "--api-url", server.url, "--sources", "api")
+        assert result.returncode == 75, result.stderr
+        assert "Traceback" not in result.stderr and len(server.requests) == 1
+    saved = json.loads((data_dir / "cooldown.json").read_text())
+    assert saved["wait_s"] == MAX_WAIT_S == 86_400
+    assert started + MAX_WAIT_S <= saved["until_epoch"] <= time.time() + MAX_WAIT_S
+
+
+def test_a_cool_down_written_longer_than_a_day_lasts_a_day_from_now(tmp_path):
+    from pipeline import cooldown
+    from pipeline.errors import RateLimited
+
+    path = tmp_path / "cooldown.json"
+    path.write_text(json.dumps({"until_epoch": 1e15, "until": "far away", "url": "u", "wait_s": 1e12}))
+    with pytest.raises(RateLimited, match="86400 s from now"):
+        cooldown.check(path, now=1_000_000)
+    assert json.loads(path.read_text())["until_epoch"] == 1_000_000 + 86_400
+
+
 def test_a_clock_set_back_does_not_stretch_a_cool_down_beyond_the_wait_asked(tmp_path):
     from pipeline import cooldown
     from pipeline.errors import RateLimited
