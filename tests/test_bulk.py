@@ -243,3 +243,34 @@ def test_plan_refuses_a_first_search_page_that_is_not_an_object(bulk_server, cli
     assert result.returncode == 65, result.stderr
     assert "Traceback" not in result.stderr and "list object" in result.stderr
     assert not (data_dir / "raw").exists()
+
+
+def _no_secret_written(data_dir, secret: bytes) -> None:
+    """Nothing casefile writes of its own (manifest, run.json, _FAILED) holds the secret; the bodies
+    kept are the source's, as it sent them."""
+    for path in (data_dir / "raw").rglob("*"):
+        if path.is_file() and "docs" not in path.parts:
+            assert secret not in path.read_bytes(), path
+
+
+def test_a_bulk_download_uri_with_credentials_is_never_asked(bulk_server, cli, data_dir):
+    index = [_descriptor(kind, bulk_server.url.replace("://", "://casefile:hunter2@") + f"/files/{kind}.json",
+                         len(body)) for kind, body in bulk_server.files.items()]
+    bulk_server.add_page("/bulk-data", json.dumps({"object": "list", "data": index}).encode(), "application/json")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 65, result.stderr
+    assert "credentials" in result.stderr and "hunter2" not in result.stdout + result.stderr
+    assert [r.path for r in bulk_server.requests] == ["/bulk-data"]
+    _no_secret_written(data_dir, b"hunter2")
+
+
+def test_a_bulk_download_redirected_to_a_url_with_credentials_is_refused(bulk_server, cli, data_dir):
+    host = bulk_server.url.split("//")[1]
+    bulk_server.add_fault("/files/default_cards.json", "redirect",
+                          location=f"http://casefile:hunter2@{host}/files/default_cards.json")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 69, result.stderr
+    assert "credentials" in result.stderr and "hunter2" not in result.stdout + result.stderr
+    asked = bulk_server.requests_to("/files/default_cards.json")
+    assert len(asked) == 1 and "Authorization" not in asked[0].headers
+    _no_secret_written(data_dir, b"hunter2")

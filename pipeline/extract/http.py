@@ -162,6 +162,7 @@ class HttpClient:
         Retries, pacing and redirects as in ``get``; the returned Response has an empty body.
         """
         pacing = list(pacing)
+        refuse_credentials(url)
         cap = max_bytes if max_bytes is not None else self.settings.max_bulk_bytes
         headers = {"Accept": accept}
         if validators:
@@ -212,11 +213,7 @@ class HttpClient:
                 self.pacer.mark(pacing)  # the answer's headers are here: the server has had the request
                 kept = {k.lower(): v for k, v in r.headers.items() if k.lower() in KEPT_HEADERS}
                 if r.is_redirect or (300 <= r.status_code < 400 and r.status_code != 304 and "location" in r.headers):
-                    target = urljoin(current, r.headers["location"])
-                    parts = urlsplit(target)
-                    if parts.scheme not in ("http", "https") or parts.hostname not in hosts:
-                        raise SourceUnavailable(f"{url}: refused a redirect to another host ({target})")
-                    current = target
+                    current = _redirect_target(url, current, r.headers["location"], hosts)
                     continue
                 if r.status_code != 200:
                     body = self._read_capped(r, current)  # an error object or nothing (304)
@@ -259,16 +256,7 @@ class HttpClient:
                 self.pacer.mark(pacing)  # the answer's headers are here: the server has had the request
                 headers = {k.lower(): v for k, v in r.headers.items() if k.lower() in KEPT_HEADERS}
                 if r.is_redirect or (300 <= r.status_code < 400 and "location" in r.headers):
-                    target = urljoin(current, r.headers["location"])
-                    parts = urlsplit(target)
-                    if parts.username is not None or parts.password is not None:
-                        raise SourceUnavailable(f"{url}: refused a redirect to a URL carrying credentials "
-                                                f"({redact_url(target)})")
-                    if parts.scheme not in ("http", "https") or parts.hostname not in hosts:
-                        raise SourceUnavailable(
-                            f"{url}: refused a redirect to another host ({target}); "
-                            "casefile only follows redirects within the host it asked")
-                    current = target
+                    current = _redirect_target(url, current, r.headers["location"], hosts)
                     continue
                 try:
                     body = self._read_capped(r, current)
@@ -357,6 +345,19 @@ class _Failure:
         err.bad_response = self.bad_response
         err.bad_reason = self.reason
         return err
+
+
+def _redirect_target(url: str, current: str, location: str, hosts: set) -> str:
+    """Where a redirect from ``current`` leads; refused (69) when the target carries credentials
+    or leaves ``hosts``. Messages name ``url``, the URL asked for, and never print credentials."""
+    target = urljoin(current, location)
+    parts = urlsplit(target)
+    if parts.username is not None or parts.password is not None:
+        raise SourceUnavailable(f"{url}: refused a redirect to a URL carrying credentials ({redact_url(target)})")
+    if parts.scheme not in ("http", "https") or parts.hostname not in hosts:
+        raise SourceUnavailable(f"{url}: refused a redirect to another host ({target}); "
+                                "casefile only follows redirects within the host it asked")
+    return target
 
 
 def refuse_credentials(url: str) -> None:
