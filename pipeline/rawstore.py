@@ -221,14 +221,17 @@ class BodyFile:
             fh.seek(max(0, self.size - size))
             return head, fh.read(size)
 
-    def commit(self) -> Path:
-        target = self.folder / self.name
-        with _writing(self.folder):
+    def commit(self, folder: Path | None = None) -> Path:
+        """Put the body in place, under its name in ``folder`` (default: the one it was made for)."""
+        folder = folder or self.folder
+        target = folder / self.name
+        with _writing(folder):
             self._fh.flush()
             os.fsync(self._fh.fileno())
             self._fh.close()
+            folder.mkdir(parents=True, exist_ok=True)
             os.replace(self.tmp, target)
-        _fsync_dir(self.folder)
+        _fsync_dir(folder)
         return target
 
     def discard(self) -> None:
@@ -300,14 +303,16 @@ class RunWriter:
             return BodyFile(self.path / "docs" / origin, f"{self._seq:05d}-{slug}{ext}", url)
 
     def save_file(self, response: Response, body: BodyFile, origin: str, kind: str,
-                  key: str | None = None) -> DocEntry:
-        """Record a streamed body (``response.body`` is empty; the bytes are in ``body``)."""
-        target = body.commit()
+                  key: str | None = None, quarantined: str | None = None) -> DocEntry:
+        """Record a streamed body (``response.body`` is empty; the bytes are in ``body``);
+        ``quarantined``: the reason it was given up on, and it goes to ``quarantine/``."""
+        target = body.commit(self.path / "quarantine" if quarantined else None)
         entry = DocEntry(
             doc_id=body.doc_id, origin=origin, kind=kind, key=key, url=response.url,
             final_url=response.final_url, status=response.status,
             headers=dict(sorted(response.headers.items())), fetched_at=response.fetched_at,
-            sha256=body.sha256, bytes=body.size, path=target.relative_to(self.path).as_posix())
+            sha256=body.sha256, bytes=body.size, path=target.relative_to(self.path).as_posix(),
+            quarantined=quarantined)
         return self._record(entry)
 
     def save_reused(self, response: Response, previous: "RunInfo", old: DocEntry, origin: str, kind: str,
@@ -338,7 +343,8 @@ class RunWriter:
 
     def _record(self, entry: DocEntry) -> DocEntry:
         self._append(entry)
-        self.entries.append(entry)
+        if not entry.quarantined:
+            self.entries.append(entry)
         return entry
 
     def _append(self, entry: DocEntry) -> None:

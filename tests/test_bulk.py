@@ -5,6 +5,7 @@ them), in the format Scryfall documents for bulk data (https://scryfall.com/docs
 a JSON array of card objects, a JSON array of ruling objects, or gzipped JSON lines."""
 
 import gzip
+import hashlib
 import json
 
 import pytest
@@ -274,3 +275,23 @@ def test_a_bulk_download_redirected_to_a_url_with_credentials_is_refused(bulk_se
     asked = bulk_server.requests_to("/files/default_cards.json")
     assert len(asked) == 1 and "Authorization" not in asked[0].headers
     _no_secret_written(data_dir, b"hunter2")
+
+
+@pytest.mark.parametrize("fault, reason", [("maintenance_html", "not a JSON bulk file"),
+                                           ("truncated", "truncated body")])
+def test_a_bulk_file_given_up_on_is_kept_in_quarantine_with_its_reason(bulk_server, cli, data_dir, fault, reason):
+    bulk_server.add_fault("/files/default_cards.json", fault, times=None)
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always",
+                 CASEFILE_BACKOFF_BASE="0.05", CASEFILE_BACKOFF_MAX="0.1")
+    assert result.returncode == 75, result.stderr
+    [run] = RawStore(data_dir / "raw").runs()
+    assert run.status == "failed"
+    entries = [json.loads(line) for line in (run.path / "manifest.jsonl").read_text().splitlines()]
+    [kept] = [e for e in entries if e.get("quarantined")]
+    assert kept["kind"] == "bulk-cards" and kept["quarantined"].startswith(reason)
+    assert kept["url"] == bulk_server.url + "/files/default_cards.json" and kept["path"].startswith("quarantine/")
+    body = (run.path / kept["path"]).read_bytes()
+    assert len(body) == kept["bytes"] and hashlib.sha256(body).hexdigest() == kept["sha256"]
+    if fault == "maintenance_html":
+        assert body.startswith(b"<") and b"maintenance" in body.lower()
+    assert not list((run.path / "docs").rglob(".*.tmp-*"))

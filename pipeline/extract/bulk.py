@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ..errors import SourceDataError, EXIT_UNAVAILABLE
+from ..errors import CasefileError, SourceDataError, EXIT_UNAVAILABLE
 from ..wire import JSON_ACCEPT, BodyProblem, json_body_check
 from ..normalize import query as query_filter
 from ..rawstore import RawStore, RunWriter
@@ -146,8 +146,14 @@ class BulkExtractor:
         ext = ".jsonl.gz" if d.jsonl and d.url.split("?", 1)[0].endswith(".gz") else ".jsonl" if d.jsonl else ".json"
         sink = self.writer.body_file(ORIGIN, d.url, ext)
         try:
-            response = self.transport.download(d.url, sink, pacing=self._pacing(), validators=validators,
-                                               check_file=check_bulk_file)
+            try:
+                response = self.transport.download(d.url, sink, pacing=self._pacing(), validators=validators,
+                                                   check_file=check_bulk_file)
+            except CasefileError as exc:
+                bad = getattr(exc, "bad_response", None)
+                if bad is not None:  # the body given up on: kept in quarantine/ with its reason
+                    self.writer.save_file(bad, sink, ORIGIN, kind, key=d.type, quarantined=exc.bad_reason)
+                raise
             if response.status == 304 and previous is not None:
                 sink.discard()
                 self.writer.save_reused(response, previous[0], previous[1], ORIGIN, kind, key=d.type)

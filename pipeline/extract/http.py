@@ -160,6 +160,8 @@ class HttpClient:
         streams. ``check_file(sink)`` validates the whole body (raise BodyProblem to retry).
         The cap is ``max_bytes`` (default: settings.max_bulk_bytes), not the one of ``get``.
         Retries, pacing and redirects as in ``get``; the returned Response has an empty body.
+        When the body of the last attempt was the problem, the error given up with carries that
+        answer as ``bad_response`` (its body is what ``sink`` holds) and ``bad_reason``.
         """
         pacing = list(pacing)
         refuse_credentials(url)
@@ -175,12 +177,13 @@ class HttpClient:
         while attempts < self.settings.max_attempts:
             attempts += 1
             sink.reset()
+            bad = None  # the answer whose body (in the sink) was the problem
             try:
                 response = self._stream_to(url, pacing, headers, hosts, sink, cap)
             except (requests.ConnectionError, requests.Timeout, urllib3.exceptions.HTTPError) as exc:
                 last_problem = f"connection failed: {_short(exc)}"
             except (_IncompleteBody, BodyProblem) as exc:
-                last_problem = str(exc)
+                last_problem, bad = str(exc), getattr(exc, "response", None)
             else:
                 if response.status == 429:
                     self._wait_rate_limited(url, response.headers)
@@ -193,14 +196,16 @@ class HttpClient:
                         try:
                             check_file(sink)
                         except BodyProblem as exc:
-                            last_problem = str(exc)
+                            last_problem, bad = str(exc), response
                             response = None
                     if response is not None:
                         return _with_attempts(response, attempts)
             if attempts < self.settings.max_attempts:
                 self.traffic.retries += 1
                 self._sleep_for(f"backoff after {last_problem}", self._backoff(attempts))
-        raise TryAgainLater(f"{url}: gave up after {attempts} attempts; last problem: {last_problem}")
+        error = TryAgainLater(f"{url}: gave up after {attempts} attempts; last problem: {last_problem}")
+        error.bad_response, error.bad_reason = bad, last_problem
+        raise error
 
     def _stream_to(self, url: str, pacing, headers: dict, hosts: set, sink, cap: int) -> Response:
         current = url
@@ -223,25 +228,30 @@ class HttpClient:
                 declared = r.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > cap:
                     raise SourceDataError(f"{url}: response of {int(declared):,} bytes refused (cap {cap:,} bytes)")
+                answer = Response(url=url, final_url=current, status=200, headers=kept, body=b"",
+                                  fetched_at=fetched_at)
                 gz = GzipCheck(url, cap) if current.split("?", 1)[0].endswith(".gz") else None
                 try:
-                    for chunk in r.iter_content(chunk_size=1 << 20):
-                        if sink.size + len(chunk) > cap:
-                            raise SourceDataError(f"{url}: response larger than the cap of {cap:,} bytes refused")
-                        sink.write(chunk)
-                        if gz is not None:
-                            gz.feed(chunk)
-                except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError,
-                        urllib3.exceptions.ProtocolError, requests.ConnectionError) as exc:
-                    raise _IncompleteBody(f"truncated body: {_short(exc)}", b"") from None
-                self.traffic.bytes += sink.size
-                encoded = r.headers.get("content-encoding", "identity") not in ("", "identity")
-                if declared and declared.isdigit() and not encoded and sink.size != int(declared):
-                    raise _IncompleteBody(f"truncated body: {sink.size} of {declared} bytes", b"")
-                if gz is not None:
-                    gz.close()
-                return Response(url=url, final_url=current, status=200, headers=kept, body=b"",
-                                fetched_at=fetched_at)
+                    try:
+                        for chunk in r.iter_content(chunk_size=1 << 20):
+                            if sink.size + len(chunk) > cap:
+                                raise SourceDataError(f"{url}: response larger than the cap of {cap:,} bytes refused")
+                            sink.write(chunk)
+                            if gz is not None:
+                                gz.feed(chunk)
+                    except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError,
+                            urllib3.exceptions.ProtocolError, requests.ConnectionError) as exc:
+                        raise _IncompleteBody(f"truncated body: {_short(exc)}", b"") from None
+                    self.traffic.bytes += sink.size
+                    encoded = r.headers.get("content-encoding", "identity") not in ("", "identity")
+                    if declared and declared.isdigit() and not encoded and sink.size != int(declared):
+                        raise _IncompleteBody(f"truncated body: {sink.size} of {declared} bytes", b"")
+                    if gz is not None:
+                        gz.close()
+                except (_IncompleteBody, BodyProblem) as exc:
+                    exc.response = answer  # what was answered; the body, as far as it came, is in the sink
+                    raise
+                return answer
         raise SourceUnavailable(f"{url}: more than {MAX_REDIRECTS} redirects")
 
     # -- pieces ---------------------------------------------------------------------------
