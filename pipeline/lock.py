@@ -1,17 +1,28 @@
 """One sync at a time: an advisory lock on ``data/sync.lock``.
 
-The lock is ``flock`` on an open file, so the kernel releases it when the holder dies, even by
-kill -9: a stale lock file never blocks the next run. The file holds the holder's pid for the
-message the second process prints.
+The lock is an open file description lock (Linux ``F_OFD_SETLK``) on the whole file. Like
+``flock``, it belongs to the open file, so the kernel releases it when the holder dies, even by
+kill -9: a stale lock file never blocks the next run. Unlike ``flock``, whether it is held can be
+asked without taking it (``F_OFD_GETLK``): ``status`` and ``doctor`` only look, so a sync starting
+at that moment is never turned away, and a user who may not write the file can still ask. The
+file holds the holder's pid for the message the second process prints.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import struct
 from pathlib import Path
 
 from .errors import ConfigError, LockBusy
+
+# struct flock: l_type, l_whence, l_start, l_len (0: the whole file), l_pid (0, as OFD locks require)
+_FLOCK = "hhqqi"
+
+
+def _whole_file(lock_type: int) -> bytes:
+    return struct.pack(_FLOCK, lock_type, os.SEEK_SET, 0, 0, 0)
 
 
 class SyncLock:
@@ -29,8 +40,8 @@ class SyncLock:
                 f"{exc.strerror or exc} ({exc.filename or self.path})"
             raise ConfigError(f"cannot use the data folder {folder}: {why}") from None
         try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            fcntl.fcntl(fh.fileno(), fcntl.F_OFD_SETLK, _whole_file(fcntl.F_WRLCK))
+        except (BlockingIOError, PermissionError):  # EAGAIN or EACCES: another process holds it
             fh.seek(0)
             holder = fh.read().strip() or "unknown"
             fh.close()
@@ -49,21 +60,21 @@ class SyncLock:
                 self._fh.seek(0)
                 self._fh.truncate()
             finally:
-                fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+                fcntl.fcntl(self._fh.fileno(), fcntl.F_OFD_SETLK, _whole_file(fcntl.F_UNLCK))
                 self._fh.close()
                 self._fh = None
 
 
 def holder_pid(path: Path) -> int | None:
-    """The pid of the running sync, or None if no sync holds the lock."""
-    if not Path(path).exists():
+    """The pid of the running sync (-1 when it has not written it yet), or None if no sync holds
+    the lock. Opens the file read-only and takes no lock."""
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
         return None
-    with open(path, "a+") as fh:
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            text = fh.read().strip()
-            return int(text) if text.isdigit() else -1
-        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-        return None
+    with fh:
+        answer = fcntl.fcntl(fh.fileno(), fcntl.F_OFD_GETLK, _whole_file(fcntl.F_WRLCK))
+        if struct.unpack(_FLOCK, answer)[0] == fcntl.F_UNLCK:
+            return None
+        text = fh.read().decode("ascii", "replace").strip()
+        return int(text) if text.isdigit() else -1

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -160,3 +161,50 @@ def test_a_sync_during_a_rebuild_exits_75_at_once(states):
     assert result.returncode == 75 and "another casefile sync is running" in result.stderr
     assert rebuild.wait(timeout=60) == 0
     assert fingerprints(data) == before
+
+
+# `status` and `doctor` ask whether a sync runs, in a loop here for 2 s, while this process takes
+# and releases the sync lock as fast as it can: asking must never be what turns a sync away.
+PROBE_LOOP = """
+import sys, time
+from pipeline.lock import holder_pid
+path, until = sys.argv[1], time.monotonic() + 2.0
+probes = held = 0
+while time.monotonic() < until:
+    probes += 1
+    held += holder_pid(path) is not None
+print(probes, held)
+"""
+
+
+def test_asking_whether_a_sync_runs_never_makes_a_sync_fail(tmp_path):
+    from pipeline.errors import LockBusy
+    from pipeline.lock import SyncLock
+
+    path = tmp_path / "sync.lock"
+    with SyncLock(path):
+        pass  # the lock file exists, as after any sync
+    prober = subprocess.Popen([sys.executable, "-c", PROBE_LOOP, str(path)], stdout=subprocess.PIPE, text=True,
+                              env=subprocess_env(tmp_path))
+    taken = busy = 0
+    while prober.poll() is None:
+        try:
+            with SyncLock(path):
+                taken += 1
+        except LockBusy:
+            busy += 1
+    probes, held = map(int, prober.communicate(timeout=30)[0].split())
+    assert busy == 0, f"{busy} of {taken + busy} acquisitions refused while {probes} probes ran"
+    assert taken > 1000 and probes > 1000 and held > 0  # the two raced, and the probe saw the lock held
+
+
+def test_the_lock_probe_names_the_holder_and_changes_nothing(tmp_path):
+    from pipeline.lock import SyncLock, holder_pid
+
+    path = tmp_path / "sync.lock"
+    assert holder_pid(path) is None and not path.exists()
+    with SyncLock(path):
+        assert holder_pid(path) == os.getpid()
+        path.chmod(0o444)  # a reader who may not write the file still gets an answer
+        assert holder_pid(path) == os.getpid()
+    assert holder_pid(path) is None and path.read_bytes() == b""
