@@ -291,6 +291,27 @@ def test_a_run_inside_a_remembered_429_cool_down_makes_no_request(cli, data_dir)
     assert not db_of(data_dir).exists()
 
 
+def test_plan_inside_a_remembered_429_cool_down_makes_no_request(cli, data_dir):
+    from pipeline import cooldown
+
+    cards, rulings, sets = sample_api_data()
+    with FakeScryfall(cards, rulings, sets) as server:
+        server.add_fault("/cards/search", "429", retry_after=600)
+        first = cli("sync", "--api-url", server.url, "--plan", CASEFILE_RETRY_AFTER_MIN="1",
+                    CASEFILE_RETRY_AFTER_MAX="5")
+        assert first.returncode == 75 and "429" in first.stderr
+        assert json.loads((data_dir / "cooldown.json").read_text())["wait_s"] == 600  # remembered, as a sync does
+        server.clear_log()
+        server.clear_faults()
+        until = cooldown.read(data_dir / "cooldown.json")["until"]
+        for bulk in ("auto", "always", "never"):
+            second = cli("sync", "--api-url", server.url, "--plan", "--bulk", bulk, "--query", "*")
+            assert second.returncode == 75, second.stderr
+            assert "No request was made" in second.stderr and until in second.stderr
+        assert server.requests == []
+    assert not (data_dir / "raw").exists()
+
+
 def test_a_huge_retry_after_is_remembered_as_a_cool_down_of_at_most_a_day(cli, data_dir):
     """``Retry-After: 1000000000000`` (valid delta-seconds) stops the run with 75 and a cool-down
     that ends within a day, instead of a date out of range (exit 1, nothing remembered)."""

@@ -1,11 +1,13 @@
 """``casefile sync --plan``: what a sync would request, and the time the pacing alone requires.
 
 Asks only what planning needs (the first search page, the ``/bulk-data`` index) and writes
-nothing: no run, no warehouse.
+nothing: no run, no warehouse. Like a sync, it asks nothing inside a remembered 429 cool-down,
+and remembers a 429 it gets (``data/cooldown.json``).
 """
 
 from __future__ import annotations
 
+from .. import cooldown
 from ..config import DEFAULT_QUERY, Settings
 from ..errors import EXIT_UNAVAILABLE, EXIT_USAGE, UsageError
 from .http import JSON_ACCEPT, HttpClient, json_body_check
@@ -19,9 +21,11 @@ def plan(settings: Settings, *, query: str | None = None, include_multilingual: 
          bulk: str = "auto") -> dict:
     """What a sync would request, without syncing. Fetches only: the first search page (unless
     ``bulk`` is always) and the ``/bulk-data`` index (with ``always``, or with ``auto`` when the
-    API plan needs AUTO_API_BELOW requests or more). Writes nothing."""
+    API plan needs AUTO_API_BELOW requests or more). Writes nothing but a 429's cool-down."""
     query = query or DEFAULT_QUERY
-    client = HttpClient(settings)
+    cooldown.check(settings.cooldown_path, reanchor=False)  # 75 inside Scryfall's cool-down; no lock held
+    client = HttpClient(settings, on_rate_limited=lambda url, wait: cooldown.remember(
+        settings.cooldown_path, url, wait))
     fetched: list[str] = []
     by_api = by_bulk = None
     try:
