@@ -25,6 +25,38 @@ def _whole_file(lock_type: int) -> bytes:
     return struct.pack(_FLOCK, lock_type, os.SEEK_SET, 0, 0, 0)
 
 
+# Where the kernel has no OFD locks (macOS, the BSDs), flock: the same lock, except that asking
+# whether it is held means taking it for a moment.
+_OFD = hasattr(fcntl, "F_OFD_SETLK")
+
+
+def _take(fd: int) -> None:
+    """Lock the whole file or raise BlockingIOError (PermissionError: EACCES, the same answer)."""
+    if _OFD:
+        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, _whole_file(fcntl.F_WRLCK))
+    else:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _release(fd: int) -> None:
+    if _OFD:
+        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, _whole_file(fcntl.F_UNLCK))
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _held(fh) -> bool:
+    if _OFD:
+        answer = fcntl.fcntl(fh.fileno(), fcntl.F_OFD_GETLK, _whole_file(fcntl.F_WRLCK))
+        return struct.unpack(_FLOCK, answer)[0] != fcntl.F_UNLCK
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    return False
+
+
 class SyncLock:
     def __init__(self, path: Path):
         self.path = Path(path)
@@ -40,7 +72,7 @@ class SyncLock:
                 f"{exc.strerror or exc} ({exc.filename or self.path})"
             raise ConfigError(f"cannot use the data folder {folder}: {why}") from None
         try:
-            fcntl.fcntl(fh.fileno(), fcntl.F_OFD_SETLK, _whole_file(fcntl.F_WRLCK))
+            _take(fh.fileno())
         except (BlockingIOError, PermissionError):  # EAGAIN or EACCES: another process holds it
             fh.seek(0)
             holder = fh.read().strip() or "unknown"
@@ -60,21 +92,20 @@ class SyncLock:
                 self._fh.seek(0)
                 self._fh.truncate()
             finally:
-                fcntl.fcntl(self._fh.fileno(), fcntl.F_OFD_SETLK, _whole_file(fcntl.F_UNLCK))
+                _release(self._fh.fileno())
                 self._fh.close()
                 self._fh = None
 
 
 def holder_pid(path: Path) -> int | None:
     """The pid of the running sync (-1 when it has not written it yet), or None if no sync holds
-    the lock. Opens the file read-only and takes no lock."""
+    the lock. Opens the file read-only and, where there are OFD locks, takes no lock."""
     try:
         fh = open(path, "rb")
     except FileNotFoundError:
         return None
     with fh:
-        answer = fcntl.fcntl(fh.fileno(), fcntl.F_OFD_GETLK, _whole_file(fcntl.F_WRLCK))
-        if struct.unpack(_FLOCK, answer)[0] == fcntl.F_UNLCK:
+        if not _held(fh):
             return None
         text = fh.read().decode("ascii", "replace").strip()
         return int(text) if text.isdigit() else -1

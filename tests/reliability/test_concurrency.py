@@ -208,3 +208,21 @@ def test_the_lock_probe_names_the_holder_and_changes_nothing(tmp_path):
         path.chmod(0o444)  # a reader who may not write the file still gets an answer
         assert holder_pid(path) == os.getpid()
     assert holder_pid(path) is None and path.read_bytes() == b""
+
+
+def test_without_ofd_locks_the_lock_falls_back_to_flock(tmp_path, monkeypatch):
+    # macOS and the BSDs have no F_OFD_SETLK: the same lock through flock, not a crash
+    from pipeline import lock
+    from pipeline.errors import LockBusy
+
+    monkeypatch.setattr(lock, "_OFD", False)
+    path = tmp_path / "sync.lock"
+    assert lock.holder_pid(path) is None
+    with lock.SyncLock(path):
+        assert lock.holder_pid(path) == os.getpid()
+        with pytest.raises(LockBusy, match=f"pid {os.getpid()}"):
+            with lock.SyncLock(path):
+                pass
+    assert lock.holder_pid(path) is None
+    with lock.SyncLock(path):  # released: taken again at once
+        pass
