@@ -16,7 +16,9 @@ from .normalize.text import search_fold
 from .reader import query
 from .resources import read_sql
 
-_WORD = re.compile(r"[\w']+")
+# A word: letters and digits, with apostrophes inside it ("don't", "card's"); quotes around a
+# word or a phrase are not part of it. search_fold has made every apostrophe and quote straight.
+_WORD = re.compile(r"\w+(?:'\w+)*")
 
 
 def find_card(con, name: str) -> str:

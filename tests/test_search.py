@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pipeline.errors import UsageError
 from pipeline.load.warehouse import apply_schema
 from pipeline.lookup import scan_needle, search, search_words
 from pipeline.resources import read_sql
@@ -56,6 +57,16 @@ def test_a_ruling_is_found_through_its_translation_once(con):
     assert ids(con, "deuxième capacité") == ["r-foreign"]
     assert ids(con, "enquete solved") == ["r-both"]  # one word in French, one in English
     assert ids(con, "nothing-here") == []
+
+
+def test_quotes_around_words_are_not_part_of_them(con):
+    # a word is letters and digits, with apostrophes inside it only ("don't"): a quoted phrase,
+    # in straight or curly quotes, finds what the bare words find
+    assert ids(con, "'to solve'") == ids(con, "\u2018to solve\u2019") == ids(con, "to solve") == ["r-english"]
+    assert search_words("don't 'solve' case's")[0] == ["case's", "don't", "solve"]
+    for nothing in ("'", "' \u2019 ''"):
+        with pytest.raises(UsageError, match="at least one word"):
+            search_words(nothing)
 
 
 def test_the_scan_looks_first_for_a_piece_of_a_word_from_its_rarest_letter():
