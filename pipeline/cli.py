@@ -39,6 +39,16 @@ class Context:
 pass_ctx = click.make_pass_decorator(Context)
 
 
+class OutPath(click.Path):
+    """``click.Path`` for ``--out``: an empty value (an unset shell variable) is refused, where
+    ``Path("")`` would quietly mean the current folder."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value:
+            self.fail("give a path, not an empty string", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def format_option(default: str = "table", choices=FORMATS):
     return click.option("--format", "fmt", type=click.Choice(choices), default=default, show_default=True,
                         help="Output format of the rows.")
@@ -464,7 +474,7 @@ def rules_diff(ctx: Context, old: str, new: str, fmt: str) -> None:
 @click.option("--query", default=None,
               help="Check that the report covers this sync query [default: the query of the latest run].")
 @format_option(choices=REPORT_FORMATS)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutPath(dir_okay=False, path_type=Path), default=None,
               help="Write the report to this file instead of stdout.")
 @pass_ctx
 def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | None) -> None:
@@ -496,7 +506,7 @@ def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | Non
 @click.argument("dataset", type=click.Choice(("rulings",)))
 @click.option("--format", "fmt", type=click.Choice(("csv", "jsonl", "parquet")), default="csv", show_default=True,
               help="File format of the dataset files.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+@click.option("--out", type=OutPath(file_okay=False, path_type=Path), required=True,
               help="Folder to write: created, or replaced whole if it holds a previous export.")
 @pass_ctx
 def export(ctx: Context, dataset: str, fmt: str, out: Path) -> None:

@@ -283,3 +283,12 @@ def test_a_table_runs_its_statement_again_only_when_it_is_longer_than_a_batch(sy
     assert main(["--data-dir", str(synced), "sql", statement]) == 0
     assert len(calls) == runs
     assert capsys.readouterr().out.endswith(f"({1 if runs == 1 else 25000} row{'' if runs == 1 else 's'})\n")
+
+
+@pytest.mark.parametrize("args", [["report", "colors", "--out"], ["export", "rulings", "--out"]])
+def test_an_empty_out_is_a_usage_error(synced, capsys, tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)  # an empty --out (an unset shell variable) must not mean this folder
+    assert main(["--data-dir", str(synced), *args, ""]) == 2
+    err = capsys.readouterr().err
+    assert "Invalid value for '--out': give a path, not an empty string" in err and "Traceback" not in err
+    assert [p.name for p in tmp_path.iterdir()] == ["data"]
