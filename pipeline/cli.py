@@ -112,6 +112,8 @@ def write_output(path: Path, text: str) -> None:
     import os
 
     path = path.expanduser()
+    if path.name in ("", ".."):  # "dir/..": click cannot tell it is a folder when "dir" does not exist
+        raise UsageError(f"--out {path}: names a folder, not a file")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -507,7 +509,8 @@ def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | Non
 @click.option("--format", "fmt", type=click.Choice(("csv", "jsonl", "parquet")), default="csv", show_default=True,
               help="File format of the dataset files.")
 @click.option("--out", type=OutPath(file_okay=False, path_type=Path), required=True,
-              help="Folder to write: created, or replaced whole if it holds a previous export.")
+              help="Folder to write (.. and links followed): created, or replaced whole if it holds a "
+                   "previous export.")
 @pass_ctx
 def export(ctx: Context, dataset: str, fmt: str, out: Path) -> None:
     """Export the rulings dataset to a folder: data files, datasheet.md and manifest.json.

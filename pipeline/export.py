@@ -107,7 +107,9 @@ def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) ->
     """Write the rulings dataset to folder ``out`` in ``fmt``; the folder appears whole or not at all."""
     if fmt not in EXPORT_FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
-    out = Path(out).expanduser().absolute()
+    out = Path(out).expanduser().resolve()  # the real folder: "new/.." is the folder new/ would be in
+    if not out.name:
+        raise UsageError(f"--out {out}: the root folder cannot be replaced; choose a folder in it")
     clear_leftovers(out)
     check_target(out)
     con = _open(warehouse, wait_s)

@@ -292,3 +292,13 @@ def test_an_empty_out_is_a_usage_error(synced, capsys, tmp_path, monkeypatch, ar
     err = capsys.readouterr().err
     assert "Invalid value for '--out': give a path, not an empty string" in err and "Traceback" not in err
     assert [p.name for p in tmp_path.iterdir()] == ["data"]
+
+
+@pytest.mark.parametrize("name", ["new/..", "."])
+def test_a_report_out_that_names_a_folder_is_a_usage_error_and_leaves_nothing(synced, capsys, tmp_path, name):
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    assert main(["--data-dir", str(synced), "report", "colors", "--out", f"{folder}/{name}"]) == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and ("names a folder" in err or "is a directory" in err) and "Traceback" not in err
+    assert list(folder.iterdir()) == []

@@ -259,3 +259,38 @@ def test_the_folders_of_an_export_still_running_are_left_alone(sample_data_dir, 
     assert export_module.clear_leftovers(out) == []
     export_rulings(warehouse_of(sample_data_dir), out, "csv")
     assert running.is_dir()
+
+
+def test_out_with_dot_dot_is_the_folder_it_names_and_nothing_is_left_beside_it(sample_data_dir, tmp_path, capsys):
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    for _ in range(2):  # a new export, then one replacing it
+        assert run_export(sample_data_dir, f"{folder}/new/..") == 0
+        assert capsys.readouterr().out.startswith(f"exported rulings to {folder} (csv): ")
+        assert sorted(p.name for p in folder.iterdir()) == ["card_rulings.csv", "datasheet.md", "manifest.json",
+                                                            "rulings.csv"]
+    assert [p.name for p in tmp_path.iterdir()] == ["exports"]
+
+
+def test_out_of_the_current_folder_writes_there(sample_data_dir, tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "here"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    assert run_export(sample_data_dir, ".") == 0
+    assert capsys.readouterr().out.startswith(f"exported rulings to {folder} (csv): ")
+    assert (folder / "manifest.json").is_file() and [p.name for p in tmp_path.iterdir()] == ["here"]
+
+
+def test_out_of_the_root_folder_is_a_usage_error(sample_data_dir, capsys):
+    assert run_export(sample_data_dir, "/") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: --out /: ") and "Traceback" not in err
+
+
+def test_an_export_followed_by_a_symlink_replaces_the_folder_it_points_to(sample_data_dir, tmp_path):
+    real = tmp_path / "real"
+    export_rulings(warehouse_of(sample_data_dir), real, "csv")
+    (tmp_path / "link").symlink_to(real)
+    export_rulings(warehouse_of(sample_data_dir), tmp_path / "link", "jsonl")
+    assert (tmp_path / "link").is_symlink() and (real / "rulings.jsonl").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]
