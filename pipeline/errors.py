@@ -97,6 +97,12 @@ class ScryfallError(CasefileError):
         super().__init__(msg)
 
 
+def printable(text: str) -> str:
+    """``text`` as it can be printed and stored as UTF-8: the bytes of a file name that are not
+    UTF-8 (kept by Python as surrogate escapes) become U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def unopenable_warehouse(path, exc: Exception) -> ConfigError:
     """The error for a warehouse file DuckDB cannot open (not because a sync holds it), with
     what to do: the raw store holds everything the warehouse is made of."""

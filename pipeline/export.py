@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from . import __version__
-from .errors import UsageError
+from .errors import UsageError, printable
 from .failpoints import failpoint
 from .reader import connect_read_only
 from .report import ATTRIBUTION
@@ -110,6 +110,9 @@ def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) ->
     out = Path(out).expanduser().resolve()  # the real folder: "new/.." is the folder new/ would be in
     if not out.name:
         raise UsageError(f"--out {out}: the root folder cannot be replaced; choose a folder in it")
+    if printable(str(out)) != str(out):
+        raise UsageError(f"--out {printable(str(out))}: the path is not valid UTF-8, and DuckDB writes the "
+                         "dataset files only to UTF-8 paths; choose a UTF-8 name")
     clear_leftovers(out)
     check_target(out)
     con = _open(warehouse, wait_s)

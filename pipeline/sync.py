@@ -18,7 +18,7 @@ from pathlib import Path
 from . import __version__, cooldown, stop, timing
 from .build import build_state, build_state_sql, document_rows, refuse_empty_bulk_files, run_row
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
-from .errors import Aborted, CasefileError, ParseError, SourceDataError, UsageError
+from .errors import Aborted, CasefileError, ParseError, SourceDataError, UsageError, printable
 from .failpoints import failpoint
 from .normalize import query as query_filter
 from .normalize.scryfall import search_page
@@ -385,12 +385,13 @@ def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> Lo
     store = RawStore(settings.raw_dir)
     with _sigterm_aborts(), (nullcontext() if lock_held else SyncLock(settings.lock_path)):
         client = HttpClient(settings) if is_url(source) else None
-        writer = store.new_run({"mode": "ingest", "query": None, "sources": ["rules"], "rules_source": source,
+        shown = printable(source)  # a file name that is not UTF-8 is recorded with U+FFFD for its bytes
+        writer = store.new_run({"mode": "ingest", "query": None, "sources": ["rules"], "rules_source": shown,
                                 "casefile_version": __version__})
         try:
             fetch_rules(source, client, writer, settings)
             [entry] = writer.entries
-            parse_cr((writer.path / entry.path).read_bytes(), source)  # refuse a file that is not the CR
+            parse_cr((writer.path / entry.path).read_bytes(), shown)  # refuse a file that is not the CR
             writer.finish(_traffic(client) if client else {"requests": 0, "bytes": entry.bytes, "retries": 0})
         except BaseException as exc:
             writer.fail(f"{exc.__class__.__name__}: {exc}",

@@ -294,3 +294,13 @@ def test_an_export_followed_by_a_symlink_replaces_the_folder_it_points_to(sample
     export_rulings(warehouse_of(sample_data_dir), tmp_path / "link", "jsonl")
     assert (tmp_path / "link").is_symlink() and (real / "rulings.jsonl").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]
+
+
+def test_an_out_path_that_is_not_utf8_is_a_usage_error(sample_data_dir, tmp_path, capsys):
+    import os
+
+    out = tmp_path / os.fsdecode(b"caf\xe9")  # Latin-1 bytes: DuckDB writes only to UTF-8 paths
+    assert run_export(sample_data_dir, out) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"casefile: error: --out {tmp_path}/caf\N{REPLACEMENT CHARACTER}: ") and "UTF-8" in err
+    assert list(tmp_path.iterdir()) == []

@@ -162,3 +162,28 @@ def test_an_edition_the_checks_refuse_is_rejected_and_does_not_block_later_loads
     assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
     assert main(["--data-dir", str(data), "-q", "rebuild"]) == 0
     assert rows(data, "SELECT count(*) FROM cr_rule") == [(14,)]
+
+
+def test_a_file_name_that_is_not_utf8_is_ingested_and_recorded_readably(tmp_path, data_dir, capsys):
+    import os
+    import shutil
+
+    from pipeline.rawstore import RawStore, read_manifest
+
+    source = tmp_path / os.fsdecode(b"r\xe9gles.txt")  # Latin-1 bytes, as an old file system names it
+    shutil.copyfile(EXCERPT, source)
+    assert main(["--data-dir", str(data_dir), "rules", "ingest", str(source)]) == 0
+    assert "14 rules" in capsys.readouterr().out
+    [run] = RawStore(data_dir / "raw").runs()
+    assert run.meta["rules_source"] == str(tmp_path / "r\N{REPLACEMENT CHARACTER}gles.txt")
+    [entry] = read_manifest(run)
+    assert entry.key == "r\N{REPLACEMENT CHARACTER}gles.txt" and entry.url == source.as_uri()
+    assert entry.url.endswith("/r%E9gles.txt")  # the exact bytes, percent-encoded
+
+
+def test_a_missing_file_whose_name_is_not_utf8_is_a_usage_error(tmp_path, data_dir, capsys):
+    import os
+
+    assert main(["--data-dir", str(data_dir), "rules", "ingest", str(tmp_path / os.fsdecode(b"n\xe9ant.txt"))]) == 2
+    err = capsys.readouterr().err
+    assert "n\N{REPLACEMENT CHARACTER}ant.txt is neither an http(s) URL nor a readable file" in err

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from ..clock import utc_now_iso
 from ..config import host_problem, redact_url
-from ..errors import SourceDataError, SourceUnavailable, UsageError
+from ..errors import SourceDataError, SourceUnavailable, UsageError, printable
 from ..wire import Response
 from ..rawstore import RunWriter
 
@@ -51,11 +51,11 @@ def fetch_rules(source: str, transport, writer: RunWriter, settings) -> None:
         return
     path = Path(source).expanduser()
     if not path.is_file():
-        raise UsageError(f"{source} is neither an http(s) URL nor a readable file")
+        raise UsageError(f"{printable(source)} is neither an http(s) URL nor a readable file")
     size = path.stat().st_size
     if size > MAX_CR_BYTES:
-        raise SourceDataError(f"{source}: {size:,} bytes is too large for a Comprehensive Rules file")
+        raise SourceDataError(f"{printable(source)}: {size:,} bytes is too large for a Comprehensive Rules file")
     body = path.read_bytes()
-    uri = path.resolve().as_uri()
+    uri = path.resolve().as_uri()  # percent-encoded: the name's exact bytes, UTF-8 or not
     writer.save(Response(url=uri, final_url=uri, status=200, headers={"content-type": "text/plain"},
-                         body=body, fetched_at=utc_now_iso()), ORIGIN, "rules", key=str(path.name))
+                         body=body, fetched_at=utc_now_iso()), ORIGIN, "rules", key=printable(path.name))
