@@ -382,7 +382,7 @@ def changes(ctx: Context, since: str | None, fmt: str) -> None:
 def doctor(ctx: Context, online: bool, fmt: str) -> None:
     """Check the installation: config, lock, the raw store against its manifests (sha256), the
     warehouse against sql/checks/, and with --online whether the sources answer. Exits non-zero
-    when something fails (78 config, 65 data, 69 unreachable).
+    when something fails (78 config, 65 data, 69 unreachable, 75 warehouse busy).
 
     \b
     Examples:

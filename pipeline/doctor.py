@@ -2,7 +2,7 @@
 
 Reads only (the raw store's files, a read-only warehouse connection); ``--online`` asks each
 source one small question through extract/probe.py. Each finding is ok, warn or fail; the exit
-code is that of the worst failure (78 config, 65 data, 69 unreachable).
+code is that of the worst failure (78 config, 65 data, 69 unreachable, 75 the warehouse busy).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from . import cooldown
 from .config import Settings
-from .errors import EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_UNAVAILABLE, CasefileError
+from .errors import EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_TEMPFAIL, EXIT_UNAVAILABLE, CasefileError
 from .lock import holder_pid
 from .rawstore import DELETING, RawStore, new_run_id, read_manifest
 from .reader import loaded_runs, open_reader, query
@@ -153,7 +153,7 @@ def diagnose(settings: Settings, online: bool = False) -> list[Finding]:
 
 
 def exit_code(findings: list[Finding]) -> int:
-    order = [EXIT_CONFIG, EXIT_DATAERR, EXIT_UNAVAILABLE]
+    order = [EXIT_CONFIG, EXIT_DATAERR, EXIT_UNAVAILABLE, EXIT_TEMPFAIL]
     codes = {f.exit_code for f in findings if f.level == "fail"}
     return next((c for c in order if c in codes), EXIT_OK)
 

@@ -598,3 +598,17 @@ def test_sigterm_during_a_duckdb_query_is_an_abort_not_a_crash():
     timer.join()
     assert "SIGTERM" in str(caught.value)
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL or callable(signal.getsignal(signal.SIGTERM))
+
+
+def test_doctor_exits_75_while_a_writer_holds_the_warehouse(data_dir, capsys):
+    from conftest import run_cli
+
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    writer = duckdb.connect(str(db_of(data_dir)))  # holds the file as a sync does
+    try:
+        result = run_cli(["doctor", "--format", "json"], data_dir, CASEFILE_READER_WAIT="1")
+    finally:
+        writer.close()
+    assert result.returncode == 75, result.stdout + result.stderr
+    failing = [f for f in json.loads(result.stdout) if f["level"] == "fail"]
+    assert len(failing) == 1 and failing[0]["area"] == "warehouse" and "is busy" in failing[0]["finding"]
