@@ -532,11 +532,13 @@ def export(ctx: Context, dataset: str, fmt: str, out: Path) -> None:
 @format_option()
 @pass_ctx
 def status(ctx: Context, fmt: str) -> None:
-    """Show paths, runs in the raw store, and row counts of the warehouse.
+    """Show paths, runs in the raw store, and row counts of the warehouse. --format csv prints the
+    row counts alone, as one CSV table; --format json prints everything as one object.
 
     \b
-    Example:
+    Examples:
       casefile status
+      casefile status --format csv
     """
     from .formats import human_bytes
     from .status import collect_status
@@ -545,19 +547,23 @@ def status(ctx: Context, fmt: str) -> None:
     if ctx.log_format == "json" or fmt == "json":
         click.echo(json.dumps(info, ensure_ascii=False, indent=2, default=str))
         return
-    click.echo(f"data dir:   {info['paths']['data_dir']}")
-    click.echo(f"raw store:  {info['paths']['raw_dir']} ({info['runs']['complete']} complete, "
-               f"{info['runs']['failed']} failed, {info['runs']['incomplete']} incomplete; "
-               f"{human_bytes(info['runs']['bytes'])})")
-    click.echo(f"warehouse:  {info['paths']['warehouse']}"
-               + ("" if info["warehouse"]["exists"] else " (not built yet)"))
+    tables = sorted(info["warehouse"].get("tables", {}).items())
+    if fmt == "csv":  # one CSV table, for scripts: the row counts (the rest is in --format json)
+        click.echo(render(["table", "rows"], tables, fmt), nl=False)
+        return
+    facts = [("data dir", info["paths"]["data_dir"]),
+             ("raw store", f"{info['paths']['raw_dir']} ({info['runs']['complete']} complete, "
+                           f"{info['runs']['failed']} failed, {info['runs']['incomplete']} incomplete; "
+                           f"{human_bytes(info['runs']['bytes'])})"),
+             ("warehouse", info["paths"]["warehouse"] + ("" if info["warehouse"]["exists"] else " (not built yet)"))]
     if info["warehouse"].get("last_run"):
         lr = info["warehouse"]["last_run"]
-        click.echo(f"last run:   {lr['run_id']} {lr['mode']} {lr['status']} query={lr['query'] or '-'}")
-    if info["warehouse"].get("tables"):
+        facts.append(("last run", f"{lr['run_id']} {lr['mode']} {lr['status']} query={lr['query'] or '-'}"))
+    for label, value in facts:  # markdown: a list, so that the lines do not run together
+        click.echo(f"- {label}: {value}" if fmt == "markdown" else f"{label + ':':<11} {value}")
+    if tables:
         click.echo("")
-        tables = info["warehouse"]["tables"]
-        click.echo(render(["table", "rows"], sorted(tables.items()), fmt), nl=False)
+        click.echo(render(["table", "rows"], tables, fmt), nl=False)
     if info["recent_runs"]:
         click.echo("")
         cols = ["run_id", "mode", "status", "loaded", "query"]

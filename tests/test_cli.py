@@ -302,3 +302,23 @@ def test_a_report_out_that_names_a_folder_is_a_usage_error_and_leaves_nothing(sy
     err = capsys.readouterr().err
     assert "--out" in err and ("names a folder" in err or "is a directory" in err) and "Traceback" not in err
     assert list(folder.iterdir()) == []
+
+
+def test_status_in_csv_is_one_csv_table_of_row_counts(synced, capsys):
+    import csv
+    import io
+
+    assert main(["--data-dir", str(synced), "status", "--format", "csv"]) == 0
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0] == ["table", "rows"] and ["card", "15"] in rows and ["ruling", "45"] in rows
+    assert all(len(row) == 2 and row[1].isdigit() for row in rows[1:])
+    (synced / "warehouse" / "casefile.duckdb").unlink()  # not built: the header alone
+    assert main(["--data-dir", str(synced), "status", "--format", "csv"]) == 0
+    assert capsys.readouterr().out == "table,rows\n"
+
+
+def test_status_in_markdown_lists_the_facts_before_its_tables(synced, capsys):
+    assert main(["--data-dir", str(synced), "status", "--format", "markdown"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"- data dir: {synced}" and "| card | 15 |" in lines
+    assert all(line.startswith(("- ", "| ")) for line in lines if line)
