@@ -21,7 +21,7 @@ import duckdb
 from . import __version__
 from .errors import UsageError, printable
 from .failpoints import failpoint
-from .reader import connect_read_only
+from .reader import connect_read_only, query
 from .report import ATTRIBUTION
 from .resources import read_sql
 
@@ -175,16 +175,16 @@ def clear_leftovers(out: Path) -> list[Path]:
 
 
 def _latest_run(con) -> dict:
-    cursor = con.execute(read_sql("export/sync_run.sql"))
-    row = cursor.fetchone()
-    if row is None:
+    # through reader.query: a DuckDB file without the warehouse's tables is a usage error, as for every reader
+    columns, rows = query(con, read_sql("export/sync_run.sql"))
+    if not rows:
         raise UsageError("the warehouse holds no sync run yet: run `casefile sync` first")
-    return dict(zip([d[0] for d in cursor.description], row))
+    return dict(zip(columns, rows[0]))
 
 
 def write_dataset(con, folder: Path, fmt: str) -> dict[str, int]:
-    for name in VIEW_SQL:
-        con.execute(read_sql(name))
+    for name in VIEW_SQL:  # a warehouse lacking a table they read is a usage error, as in _latest_run
+        query(con, read_sql(name))
     rows = {}
     for stem, views in FILES.items():
         view = views[fmt]

@@ -304,3 +304,24 @@ def test_an_out_path_that_is_not_utf8_is_a_usage_error(sample_data_dir, tmp_path
     err = capsys.readouterr().err
     assert err.startswith(f"casefile: error: --out {tmp_path}/caf\N{REPLACEMENT CHARACTER}: ") and "UTF-8" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_duckdb_file_that_is_not_a_warehouse_is_a_usage_error(data_dir, tmp_path, capsys):
+    warehouse_of(data_dir).parent.mkdir()
+    duckdb.connect(str(warehouse_of(data_dir))).close()  # a valid, empty DuckDB database
+    assert run_export(data_dir, tmp_path / "export") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: the query failed: Catalog Error: ") and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+
+
+def test_a_duckdb_file_with_a_sync_run_but_no_rulings_is_a_usage_error(data_dir, tmp_path, capsys):
+    warehouse_of(data_dir).parent.mkdir()
+    con = duckdb.connect(str(warehouse_of(data_dir)))
+    con.execute("CREATE TABLE sync_run AS SELECT 'r1' AS run_id, 'offline' AS mode, 'q' AS query, 'api' AS sources, "
+                "now() AS started_at, now() AS finished_at, now() AS loaded_at")
+    con.close()
+    assert run_export(data_dir, tmp_path / "export") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: the query failed: Catalog Error: ") and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
