@@ -48,18 +48,15 @@ def _cell(value: Any) -> str:
         return ""
     if kind is int:
         return str(value)
-    if kind is float and math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    value = _plain(value)
-    if value is None:
-        return ""
+    if kind is float:  # every digit: the shortest text that reads back as the same float; nan, inf, -inf
+        return repr(value)
+    if isinstance(value, decimal.Decimal):  # its exact digits, never an exponent
+        return format(value, "f")
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float):
-        return f"{value:g}" if value != int(value) or abs(value) >= 1e15 else f"{value:.1f}"
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_cell(v) for v in value) + "]"
-    return str(value)
+    return str(_plain(value))
 
 
 def records(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[dict]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import json
 from unittest.mock import patch
 
@@ -52,6 +53,29 @@ def test_the_streamed_json_is_the_json_of_the_records(listing):
 
 
 def test_infinity_prints_as_inf_and_is_null_in_json():
-    columns, rows = ["x"], [(float("inf"),), (float("-inf"),), (float("nan"),)]
-    assert render(columns, rows, "csv") == 'x\ninf\n-inf\n""\n'  # csv quotes a row of one empty field
-    assert json.loads(render(columns, rows, "json")) == [{"x": None}] * 3
+    columns, rows = ["x"], [(float("inf"),), (float("-inf"),), (float("nan"),), (None,)]
+    assert render(columns, rows, "csv") == 'x\ninf\n-inf\nnan\n""\n'  # csv quotes a row of one empty field
+    assert json.loads(render(columns, rows, "json")) == [{"x": None}] * 4
+
+
+def test_numbers_print_with_every_digit():
+    columns = ["t", "mean", "price", "whole", "huge"]
+    rows = [(1796310000.123456, 2.2666666666666666, decimal.Decimal("1234567.25"), 3.0, 1e16),
+            (1796310000.123457, 2.266666666666667, decimal.Decimal("0E-10"), -0.0, float("nan"))]
+    assert render(columns, rows, "csv") == ("t,mean,price,whole,huge\n"
+                                            "1796310000.123456,2.2666666666666666,1234567.25,3.0,1e+16\n"
+                                            "1796310000.123457,2.266666666666667,0.0000000000,-0.0,nan\n")
+    for fmt in ("table", "markdown"):
+        text = render(columns, rows, fmt)
+        assert "1796310000.123456" in text and "1796310000.123457" in text and "1234567.25" in text, fmt
+        assert "2.2666666666666666" in text and "2.266666666666667" in text and "nan" in text, fmt
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.floats(allow_nan=False), st.decimals(allow_nan=False, allow_infinity=False)),
+                min_size=1, max_size=5))
+def test_a_number_read_back_from_csv_is_the_same_number(numbers):
+    [header, cells] = render([f"c{i}" for i in range(len(numbers))], [numbers], "csv").splitlines()
+    for number, cell in zip(numbers, cells.split(",")):
+        back = decimal.Decimal(cell) if isinstance(number, decimal.Decimal) else float(cell)
+        assert back == number and str(back) == str(number)
