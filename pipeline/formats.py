@@ -25,19 +25,42 @@ CSV_CHUNK = 1 << 16
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, (dt.date, dt.datetime, dt.time)):
-        return value.isoformat()
-    if isinstance(value, decimal.Decimal):
-        return float(value)
-    if isinstance(value, float) and not math.isfinite(value):  # JSON has no NaN or infinity
-        return None
+    """A value as the ``json`` format has it: nothing lost, every DuckDB type made JSON."""
+    if value is None or isinstance(value, (str, int)):
+        return value
+    if isinstance(value, float):  # JSON has no NaN or infinity: their names as text
+        return value if math.isfinite(value) else _NON_FINITE[repr(value)]
+    if isinstance(value, decimal.Decimal):  # a number when a float holds it exactly, else its digits as text
+        number = float(value)
+        return number if decimal.Decimal(repr(number)) == value else format(value, "f")
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(_plain(k)): _plain(v) for k, v in value.items()}
+    if isinstance(value, (dt.date, dt.datetime, dt.time)):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return _duration(value)
     if isinstance(value, bytes):
         return value.hex()
-    return value
+    return str(value)  # UUID, and any type to come
+
+
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _duration(value: dt.timedelta) -> str:
+    """An INTERVAL as an ISO 8601 duration: P3DT0.5S, PT1H30M, -PT1H30M, PT0S (DuckDB gives Python a
+    month as 30 days)."""
+    sign = "-" if value < dt.timedelta(0) else ""
+    value = abs(value)
+    hours, rest = divmod(value.seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    time = (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "")
+    if seconds or value.microseconds:
+        time += f"{seconds}.{value.microseconds:06d}".rstrip("0").rstrip(".") + "S"
+    text = (f"{value.days}D" if value.days else "") + (f"T{time}" if time else "")
+    return sign + "P" + (text or "T0S")
 
 
 def _cell(value: Any) -> str:
@@ -60,7 +83,7 @@ def _cell(value: Any) -> str:
 
 
 def records(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[dict]:
-    """Rows as JSON-ready dicts (dates as ISO text, decimals as floats), as ``json`` prints them."""
+    """Rows as JSON-ready dicts (dates and intervals as ISO 8601 text; see ``_plain``), as ``json`` prints them."""
     return [_record(columns, row) for row in rows]
 
 

@@ -3,6 +3,7 @@
 import errno
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -76,6 +77,13 @@ def test_sql_formats(synced, capsys):
     assert capsys.readouterr().out == ("set_code  name\n--------  ---------------------------------\n"
                                        "MKC       Murders at Karlov Manor Commander\n"
                                        "MKM       Murders at Karlov Manor\n(2 rows)\n")
+
+
+def test_sql_prints_intervals_and_uuids_as_json(synced, capsys):
+    statement = "SELECT run_id, finished_at - started_at AS took, uuid() AS u FROM sync_run"
+    assert main(["--data-dir", str(synced), "sql", statement, "--format", "json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert re.fullmatch(r"PT(\d+M)?[\d.]+S", row["took"]) and re.fullmatch(r"[0-9a-f-]{36}", row["u"])
 
 
 @pytest.mark.parametrize("statement", [

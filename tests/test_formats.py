@@ -7,6 +7,7 @@ import decimal
 import json
 from unittest.mock import patch
 
+import duckdb
 from hypothesis import given, settings, strategies as st
 
 from pipeline import formats
@@ -19,6 +20,8 @@ CELLS = st.one_of(
     st.sampled_from(["a|b", "line\nbreak", "<td>&amp;", "é’—…", "x" * 200]),
     st.dates(min_value=dt.date(1993, 1, 1), max_value=dt.date(2030, 12, 31)),
     st.lists(st.one_of(st.integers(), st.text(max_size=5)), max_size=3),
+    st.decimals(allow_nan=False, allow_infinity=False), st.timedeltas(), st.times(), st.uuids(), st.binary(max_size=8),
+    st.dictionaries(st.text(max_size=3), st.one_of(st.floats(), st.timedeltas(), st.decimals(places=2, allow_nan=False)), max_size=2),
 )
 
 
@@ -52,10 +55,30 @@ def test_the_streamed_json_is_the_json_of_the_records(listing):
     assert json.loads(streamed) == json.loads(json.dumps(records(columns, rows)))
 
 
-def test_infinity_prints_as_inf_and_is_null_in_json():
+def test_infinity_and_nan_print_as_text_and_only_null_is_null():
     columns, rows = ["x"], [(float("inf"),), (float("-inf"),), (float("nan"),), (None,)]
     assert render(columns, rows, "csv") == 'x\ninf\n-inf\nnan\n""\n'  # csv quotes a row of one empty field
-    assert json.loads(render(columns, rows, "json")) == [{"x": None}] * 4
+    assert json.loads(render(columns, rows, "json")) == [{"x": "Infinity"}, {"x": "-Infinity"}, {"x": "NaN"},
+                                                         {"x": None}]
+
+
+def test_every_duckdb_type_prints_as_json():
+    u = "5b6ab9a5-3c6e-4a11-9b5c-0d0f4c0e2a8e"
+    cursor = duckdb.connect().execute(f"""
+        SELECT INTERVAL 90 MINUTE AS i, -INTERVAL 90 MINUTE AS neg, INTERVAL 3 DAY + INTERVAL 500 MILLISECOND AS days,
+               INTERVAL 0 SECOND AS zero, '{u}'::UUID AS u, 1234567.25 AS d,
+               12345678901234567890.123::DECIMAL(38,3) AS big, '\\xAB\\x01'::BLOB AS b,
+               TIME '12:34:56.5' AS t, TIMETZ '12:00:00+02' AS tz, [INTERVAL 1 HOUR, NULL] AS l,
+               {{'p': 1.50::DECIMAL(4,2), 'u': '{u}'::UUID, 'n': 'nan'::DOUBLE}} AS s, MAP {{1: INTERVAL 1 SECOND}} AS m,
+               'nan'::DOUBLE AS nan, 'inf'::DOUBLE AS inf, [1, 2]::INTEGER[2] AS arr""")
+    columns, rows = [d[0] for d in cursor.description], cursor.fetchall()
+    assert json.loads(render(columns, rows, "json")) == [{
+        "i": "PT1H30M", "neg": "-PT1H30M", "days": "P3DT0.5S", "zero": "PT0S", "u": u, "d": 1234567.25,
+        "big": "12345678901234567890.123", "b": "ab01", "t": "12:34:56.500000", "tz": "12:00:00+02:00",
+        "l": ["PT1H", None], "s": {"p": 1.5, "u": u, "n": "NaN"}, "m": {"1": "PT1S"}, "nan": "NaN", "inf": "Infinity",
+        "arr": [1, 2]}]
+    [header, line] = render(columns, rows, "csv").splitlines()
+    assert line.startswith(f"PT1H30M,-PT1H30M,P3DT0.5S,PT0S,{u},1234567.25,12345678901234567890.123,ab01,")
 
 
 def test_numbers_print_with_every_digit():
