@@ -84,11 +84,31 @@ def _cell(value: Any) -> str:
 
 def records(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[dict]:
     """Rows as JSON-ready dicts (dates and intervals as ISO 8601 text; see ``_plain``), as ``json`` prints them."""
+    columns = unique_columns(columns)
     return [_record(columns, row) for row in rows]
 
 
 def _record(columns: Sequence[str], row: Sequence[Any]) -> dict:
     return dict(zip(columns, (_plain(v) for v in row)))
+
+
+def unique_columns(columns: Sequence[str]) -> list[str]:
+    """The column names as every format prints them: a name given again gets the first free suffix
+    _2, _3, … (``SELECT c.name, s.name`` prints name and name_2), so a JSON object or a CSV read by
+    its header keeps every column."""
+    taken = set(columns)
+    seen: set[str] = set()
+    names = []
+    for name in columns:
+        if name in seen:
+            n = 2
+            while f"{name}_{n}" in taken:
+                n += 1
+            name = f"{name}_{n}"
+            taken.add(name)
+        seen.add(name)
+        names.append(name)
+    return names
 
 
 def _numeric(value: Any) -> bool:
@@ -97,6 +117,7 @@ def _numeric(value: Any) -> bool:
 
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table") -> str:
     """Rows as text in ``fmt`` (one of REPORT_FORMATS)."""
+    columns = unique_columns(columns)
     if fmt != "table":
         return "".join(render_stream(columns, [rows], fmt))
     # The rows are at hand: each cell is made text once, for the widths and for its line (a
@@ -114,7 +135,7 @@ def _table_text(value: Any) -> str:
 
 def table_widths(columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any]]]) -> list[int]:
     """The column widths of the ``table`` format for these rows (cells cut at TABLE_CELL_MAX)."""
-    widths = [len(c) for c in columns]
+    widths = [len(c) for c in unique_columns(columns)]
     for batch in batches:
         for row in batch:
             for i, value in enumerate(row):
@@ -129,6 +150,7 @@ def render_stream(columns: Sequence[str], batches: Iterable[Sequence[Sequence[An
     of the same rows); joined, the chunks are ``render``'s text."""
     if fmt not in REPORT_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(REPORT_FORMATS)}")
+    columns = unique_columns(columns)
     rows = (row for batch in batches for row in batch)
     if fmt == "json":
         yield from _json_stream(columns, rows)

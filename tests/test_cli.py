@@ -86,6 +86,14 @@ def test_sql_prints_intervals_and_uuids_as_json(synced, capsys):
     assert re.fullmatch(r"PT(\d+M)?[\d.]+S", row["took"]) and re.fullmatch(r"[0-9a-f-]{36}", row["u"])
 
 
+def test_sql_keeps_columns_of_the_same_name(synced, capsys):
+    statement = ("SELECT c.name, s.name FROM card c JOIN printing p USING (oracle_id) JOIN card_set s USING (set_code) "
+                 "WHERE p.set_code = 'MKC' LIMIT 1")
+    assert main(["--data-dir", str(synced), "sql", statement, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [
+        {"name": "Case of the Shifting Visage", "name_2": "Murders at Karlov Manor Commander"}]
+
+
 @pytest.mark.parametrize("statement", [
     "DROP TABLE card",
     "DELETE FROM ruling",

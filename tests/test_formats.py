@@ -102,3 +102,13 @@ def test_a_number_read_back_from_csv_is_the_same_number(numbers):
     for number, cell in zip(numbers, cells.split(",")):
         back = decimal.Decimal(cell) if isinstance(number, decimal.Decimal) else float(cell)
         assert back == number and str(back) == str(number)
+
+
+def test_a_column_name_given_again_gets_a_suffix_in_every_format():
+    columns, rows = ["name", "name", "name_2", "name"], [("a", "b", "c", "d")]
+    assert json.loads(render(columns, rows, "json")) == [{"name": "a", "name_3": "b", "name_2": "c", "name_4": "d"}]
+    assert records(columns, rows) == json.loads(render(columns, rows, "json"))
+    assert render(columns, rows, "csv").startswith("name,name_3,name_2,name_4\n")
+    assert render(columns, rows, "markdown").startswith("| name | name_3 | name_2 | name_4 |\n")
+    assert render(columns, rows, "table").startswith("name  name_3  name_2  name_4\n----  ------  ------  ------\n")
+    assert "<th>name_4</th>" in render(columns, rows, "html")
