@@ -13,6 +13,7 @@ import decimal
 import io
 import json
 import math
+import re
 from typing import Any, Iterable, Iterator, Sequence
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -20,6 +21,8 @@ FORMATS = ("table", "markdown", "csv", "json")
 TABLE_CELL_MAX = 80
 # Reports also print as HTML; ``sql`` and ``status`` keep the four text formats.
 REPORT_FORMATS = FORMATS + ("html",)
+# A line break inside a cell: table and markdown print a row on one line.
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 # A streamed CSV is handed out in pieces of about this many characters.
 CSV_CHUNK = 1 << 16
 
@@ -129,7 +132,7 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
 
 def _table_text(value: Any) -> str:
     """A cell as the ``table`` format prints it: on one line, cut at TABLE_CELL_MAX with "…"."""
-    text = _cell(value).replace("\n", " ⏎ ")
+    text = _LINE_BREAK.sub(" ⏎ ", _cell(value))
     return text if len(text) <= TABLE_CELL_MAX else text[:TABLE_CELL_MAX - 1] + "…"
 
 
@@ -168,16 +171,20 @@ def render_stream(columns: Sequence[str], batches: Iterable[Sequence[Sequence[An
                 out.truncate()
         yield out.getvalue()
     elif fmt == "markdown":
-        def esc(text: str) -> str:
-            return text.replace("|", "\\|")
-        yield "| " + " | ".join(esc(c) for c in columns) + " |\n"
+        yield "| " + " | ".join(_markdown_text(c) for c in columns) + " |\n"
         yield "| " + " | ".join("---" for _ in columns) + " |\n"
         for row in rows:
-            yield "| " + " | ".join(esc(_cell(v).replace("\n", " ⏎ ")) for v in row) + " |\n"
+            yield "| " + " | ".join(_markdown_text(_cell(v)) for v in row) + " |\n"
     else:  # table
         if widths is None:
             raise ValueError("the table format needs the column widths (table_widths)")
         yield from _table_lines(columns, ([_table_text(v) for v in row] for row in rows), widths)
+
+
+def _markdown_text(text: str) -> str:
+    """A cell of a markdown table: backslashes and pipes escaped (a backslash before a pipe in the text
+    must not unescape it), each line break (\\n, \\r\\n, \\r) a ``<br>``, so the cell stays one cell."""
+    return _LINE_BREAK.sub("<br>", text.replace("\\", "\\\\").replace("|", "\\|"))
 
 
 def _table_lines(columns: Sequence[str], texts: Iterable[Sequence[str]], widths: Sequence[int]) -> Iterator[str]:

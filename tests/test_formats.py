@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
+import re
 from unittest.mock import patch
 
 import duckdb
@@ -112,3 +113,43 @@ def test_a_column_name_given_again_gets_a_suffix_in_every_format():
     assert render(columns, rows, "markdown").startswith("| name | name_3 | name_2 | name_4 |\n")
     assert render(columns, rows, "table").startswith("name  name_3  name_2  name_4\n----  ------  ------  ------\n")
     assert "<th>name_4</th>" in render(columns, rows, "html")
+
+
+def test_a_markdown_cell_keeps_its_backslashes_pipes_and_line_breaks_in_one_cell():
+    columns, rows = ["a|b", "x"], [("a\\|b", "y"), ("one\ntwo", "three\r\nfour\rfive"), ("\\", "|")]
+    assert render(columns, rows, "markdown") == ("| a\\|b | x |\n| --- | --- |\n"
+                                                 "| a\\\\\\|b | y |\n"
+                                                 "| one<br>two | three<br>four<br>five |\n"
+                                                 "| \\\\ | \\| |\n")
+    assert render(["x"], [("a\rb",)], "table").splitlines()[2] == "a ⏎ b"
+
+
+def _read_in_order(body: str) -> list[str]:
+    """The cells of a markdown row read as CommonMark reads escapes: left to right, a backslash
+    keeps the next character as text, a bare pipe ends a cell."""
+    cells, cell, i = [], "", 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            cell, i = cell + body[i + 1], i + 2
+        elif body[i] == "|":
+            cells, cell, i = cells + [cell], "", i + 1
+        else:
+            cell, i = cell + body[i], i + 1
+    return [c.strip() for c in cells + [cell]]
+
+
+def _read_as_github(body: str) -> list[str]:
+    """The cells as GitHub reads a table row: split at each pipe without a backslash just before it,
+    each backslash-pipe made a pipe, then the cell's text read as above."""
+    return [re.sub(r"\\(.)", r"\1", c.replace("\\|", "|")).strip() for c in re.split(r"(?<!\\)\|", body)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab\\|\n\r", max_size=8), min_size=1, max_size=4))
+def test_a_markdown_row_reads_back_as_its_cells(cells):
+    text = render([f"c{i}" for i in range(len(cells))], [cells], "markdown")
+    [_, _, row] = text.split("\n")[:-1]
+    assert row.startswith("| ") and row.endswith(" |") and "\r" not in row
+    expected = [re.sub(r"\r\n?|\n", "<br>", cell) for cell in cells]
+    assert _read_in_order(row[1:-1]) == expected
+    assert _read_as_github(row[1:-1]) == expected
