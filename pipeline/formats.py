@@ -31,8 +31,8 @@ def _plain(value: Any) -> Any:
     """A value as the ``json`` format has it: nothing lost, every DuckDB type made JSON."""
     if value is None or isinstance(value, (str, int)):
         return value
-    if isinstance(value, float):  # JSON has no NaN or infinity: their names as text
-        return value if math.isfinite(value) else _NON_FINITE[repr(value)]
+    if isinstance(value, float):  # JSON has no NaN or infinity: null, so that the column stays numbers
+        return value if math.isfinite(value) else None
     if isinstance(value, decimal.Decimal):  # a number when a float holds it exactly, else its digits as text
         number = float(value)
         return number if decimal.Decimal(repr(number)) == value else format(value, "f")
@@ -47,9 +47,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.hex()
     return str(value)  # UUID, and any type to come
-
-
-_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 
 def _duration(value: dt.timedelta) -> str:
