@@ -139,8 +139,9 @@ def redact_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
 
 
-# One label of a host name: letters, digits, hyphens (and underscores, which some hosts use).
-_HOST_LABEL = re.compile(r"[A-Za-z0-9_-]{1,63}")
+# One label of a host name: letters, digits, hyphens (and underscores, which some hosts use),
+# neither starting nor ending with a hyphen.
+_HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)")
 
 
 def host_problem(host: str) -> str | None:
@@ -213,6 +214,11 @@ def validate(settings: Settings) -> Settings:
     if settings.compact_every < 1:
         raise ConfigError("compact_every must be at least 1 (1: every sync compacts)")
     data_dir = Path(settings.data_dir).expanduser()
+    try:  # DuckDB and the raw store's JSON take paths as UTF-8: bytes that are not cannot be used
+        str(data_dir).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"cannot use the data folder {str(data_dir)!r}: its path is not UTF-8; "
+                          "rename it or choose another") from None
     if data_dir.exists() and not data_dir.is_dir():
         raise ConfigError(f"cannot use the data folder {data_dir}: it is not a folder")
     if settings.contact and any(unicodedata.category(c) == "Cc" for c in settings.contact):
