@@ -33,6 +33,10 @@ class SourceDataError(CasefileError):
     exit_code = EXIT_DATAERR
 
 
+class ChecksFailed(SourceDataError):
+    """The rows of a load break a rule of sql/checks/: the load was rolled back."""
+
+
 class ParseError(SourceDataError):
     """A document could not be turned into records. Always names the document."""
 

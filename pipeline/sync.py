@@ -18,14 +18,14 @@ from pathlib import Path
 from . import __version__, cooldown, stop, timing
 from .build import build_state, build_state_sql, document_rows, refuse_empty_bulk_files, run_row
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
-from .errors import Aborted, CasefileError, ParseError, SourceDataError, UsageError, printable
+from .errors import Aborted, CasefileError, ChecksFailed, ParseError, SourceDataError, UsageError, printable
 from .failpoints import failpoint
 from .normalize import query as query_filter
 from .normalize.scryfall import search_page
 from .normalize.duck import SqlPathUnavailable
 from .normalize.lines import prune_cache
 from .stop import ABORTED_MESSAGE
-from .load.warehouse import defer_compaction, load_run, open_writer, replace_file
+from .load.warehouse import defer_compaction, load_run, open_writer, replace_file, run_checks
 from .lock import SyncLock
 from .rawstore import RawStore, RunInfo, mark_rejected, read_run
 from .reader import loaded_runs
@@ -87,6 +87,8 @@ def resolve_offline_source(value: str) -> RunInfo:
     run = read_run(path)
     if run.success is None:
         raise UsageError(f"--offline: {path} is not a complete run (no _SUCCESS); it cannot be replayed")
+    if run.damaged is not None:  # its query and sources are unknown: a replay would guess them
+        raise UsageError(f"--offline: {path} cannot be replayed: {run.damaged}")
     return run
 
 
@@ -303,6 +305,19 @@ def _build(con, store: RawStore, upto: list[RunInfo], cache_dir: Path | None, us
         return build_state(store, upto)
 
 
+def _refuse_if_the_warehouse_was_broken(con, run: RunInfo, failed: ChecksFailed) -> None:
+    """Rows that fail the checks are the run's fault only when the warehouse passed them before
+    the load (rolled back by now): a warehouse damaged by hand fails them whatever run comes, and
+    no run is rejected for it. Raises SourceDataError (65) saying what to do in that case."""
+    before = run_checks(con)
+    if before:
+        raise SourceDataError(
+            "the warehouse fails its checks before any run is loaded ("
+            + "; ".join(f"{name} ({n} rows)" for name, n in before)
+            + f"): run {run.run_id} was not loaded, and is kept to be; "
+            "`casefile rebuild` makes the warehouse again from data/raw/") from failed
+
+
 def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir: Path | None,
               mark_aborted: bool = False, use_delta: bool = True) -> LoadResult:
     """Build and load one run. ``mark_aborted``: a signal during the build or the load marks this run aborted
@@ -323,6 +338,8 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
             # A SIGTERM's Aborted raised inside a parser can come out as a parse error: the run
             # is not at fault, and the handler below treats the error as the stop it was
             if not stop.requested():
+                if isinstance(exc, ChecksFailed):
+                    _refuse_if_the_warehouse_was_broken(con, run, exc)
                 mark_rejected(run, str(exc))
             raise
         if cache_dir is not None and state.cache_keep is not None:

@@ -1,6 +1,7 @@
 """Unattended operation: one sync at a time, change history, no-change runs, cool-down, doctor."""
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -379,6 +380,36 @@ def test_doctor_reports_a_tampered_raw_file_and_a_broken_check(data_dir, capsys)
     findings = json.loads(capsys.readouterr().out)
     failing = [f["finding"] for f in findings if f["level"] == "fail"]
     assert len(failing) == 1 and "unique_keys" in failing[0]
+
+
+def test_a_warehouse_damaged_by_hand_rejects_no_run_and_a_rebuild_mends_it(data_dir, capsys):
+    # the checks fail whatever run comes: the run fetched is kept for the load after the rebuild
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    con = duckdb.connect(str(db_of(data_dir)))
+    con.execute("INSERT INTO card SELECT * FROM card LIMIT 1")  # a duplicate key
+    con.close()
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 65
+    assert "fails its checks before any run is loaded" in capsys.readouterr().err
+    runs = sorted(p for p in (data_dir / "raw").iterdir() if p.is_dir())
+    assert len(runs) == 2 and not any((run / "_FAILED").exists() for run in runs)
+    assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
+    con = duckdb.connect(str(db_of(data_dir)), read_only=True)
+    assert con.execute("SELECT count(*), count(DISTINCT oracle_id) FROM card").fetchone() == (15, 15)
+    assert con.execute("SELECT count(*) FROM sync_run").fetchone() == (2,)
+    con.close()
+
+
+def test_a_recorded_run_whose_run_json_is_unreadable_is_not_replayed(data_dir, tmp_path, capsys):
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
+    copy = tmp_path / "recorded"
+    shutil.copytree(run, copy)
+    (copy / "run.json").write_text("{bad", "utf-8")
+    capsys.readouterr()
+    assert main(["--data-dir", str(tmp_path / "other"), "-q", "sync", "--offline", str(copy)]) == 2
+    assert "run.json" in capsys.readouterr().err
+    assert not (tmp_path / "other" / "warehouse" / "casefile.duckdb").exists()
 
 
 def test_a_run_whose_run_json_is_unreadable_is_reported_and_never_loaded_rebuilt_or_pruned(data_dir, capsys):

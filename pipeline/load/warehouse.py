@@ -18,7 +18,7 @@ import duckdb
 from .. import stop, timing
 from ..changes import choose_rewordings
 from ..clock import utc_now_iso
-from ..errors import LockBusy, SourceDataError, unopenable_warehouse
+from ..errors import ChecksFailed, LockBusy, unopenable_warehouse
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
 from ..normalize.delta import SCOPED_TABLES
@@ -280,8 +280,8 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         with timing.phase("load.checks"):
             failures = run_checks(con, scope, run_row["run_id"])
         if failures:
-            raise SourceDataError("the run's data fails the warehouse checks, nothing was loaded: "
-                                  + "; ".join(f"{name} ({n} rows)" for name, n in failures))
+            raise ChecksFailed("the run's data fails the warehouse checks, nothing was loaded: "
+                               + "; ".join(f"{name} ({n} rows)" for name, n in failures))
         failpoint("before_commit")
         stop.check()  # a SIGTERM whose exception some code swallowed still stops the commit
         with timing.phase("load.commit"):
