@@ -10,6 +10,7 @@ file holds the holder's pid for the message the second process prints.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import struct
@@ -25,17 +26,30 @@ def _whole_file(lock_type: int) -> bytes:
     return struct.pack(_FLOCK, lock_type, os.SEEK_SET, 0, 0, 0)
 
 
-# Where the kernel has no OFD locks (macOS, the BSDs), flock: the same lock, except that asking
-# whether it is held means taking it for a moment.
+# Where there are no OFD locks, flock: the same lock, except that asking whether it is held means
+# taking it for a moment. Python lacks the constant on macOS and the BSDs; a Linux kernel older
+# than 3.15, and some sandboxes (WSL 1, older gVisor), answer EINVAL: the first such answer
+# switches this process to flock (every process on that kernel gets the same answer).
 _OFD = hasattr(fcntl, "F_OFD_SETLK")
+
+
+def _ofd(fd: int, command: int, lock_type: int) -> bytes | None:
+    """An OFD lock call, or None when the kernel turns OFD locks down (then flock from now on)."""
+    global _OFD
+    try:
+        return fcntl.fcntl(fd, command, _whole_file(lock_type))
+    except OSError as exc:
+        if exc.errno != errno.EINVAL:
+            raise
+        _OFD = False
+        return None
 
 
 def _take(fd: int) -> None:
     """Lock the whole file or raise BlockingIOError (PermissionError: EACCES, the same answer)."""
-    if _OFD:
-        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, _whole_file(fcntl.F_WRLCK))
-    else:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    if _OFD and _ofd(fd, fcntl.F_OFD_SETLK, fcntl.F_WRLCK) is not None:
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def _release(fd: int) -> None:
@@ -47,8 +61,9 @@ def _release(fd: int) -> None:
 
 def _held(fh) -> bool:
     if _OFD:
-        answer = fcntl.fcntl(fh.fileno(), fcntl.F_OFD_GETLK, _whole_file(fcntl.F_WRLCK))
-        return struct.unpack(_FLOCK, answer)[0] != fcntl.F_UNLCK
+        answer = _ofd(fh.fileno(), fcntl.F_OFD_GETLK, fcntl.F_WRLCK)
+        if answer is not None:
+            return struct.unpack(_FLOCK, answer)[0] != fcntl.F_UNLCK
     try:
         fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -73,7 +88,11 @@ class SyncLock:
             raise ConfigError(f"cannot use the data folder {folder}: {why}") from None
         try:
             _take(fh.fileno())
-        except (BlockingIOError, PermissionError):  # EAGAIN or EACCES: another process holds it
+        except OSError as exc:
+            if not isinstance(exc, (BlockingIOError, PermissionError)):
+                fh.close()
+                raise
+            # EAGAIN or EACCES: another process holds it
             fh.seek(0)
             holder = fh.read().strip() or "unknown"
             fh.close()

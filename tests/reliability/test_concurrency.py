@@ -198,16 +198,23 @@ def test_asking_whether_a_sync_runs_never_makes_a_sync_fail(tmp_path):
     assert taken > 1000 and probes > 1000 and held > 0  # the two raced, and the probe saw the lock held
 
 
-def test_the_lock_probe_names_the_holder_and_changes_nothing(tmp_path):
-    from pipeline.lock import SyncLock, holder_pid
+def test_the_lock_probe_names_the_holder_and_changes_nothing(tmp_path, monkeypatch):
+    from pipeline import lock
 
     path = tmp_path / "sync.lock"
-    assert holder_pid(path) is None and not path.exists()
-    with SyncLock(path):
-        assert holder_pid(path) == os.getpid()
-        path.chmod(0o444)  # a reader who may not write the file still gets an answer
-        assert holder_pid(path) == os.getpid()
-    assert holder_pid(path) is None and path.read_bytes() == b""
+    assert lock.holder_pid(path) is None and not path.exists()
+    with lock.SyncLock(path):
+        modes = []
+
+        def recording_open(file, mode="r", *args, **kwargs):
+            modes.append(mode)
+            return open(file, mode, *args, **kwargs)
+
+        monkeypatch.setattr(lock, "open", recording_open, raising=False)
+        assert lock.holder_pid(path) == os.getpid()
+        assert modes == ["rb"]  # read-only: a reader who may not write the file still gets an answer
+        monkeypatch.undo()
+    assert lock.holder_pid(path) is None and path.read_bytes() == b""
 
 
 def test_without_ofd_locks_the_lock_falls_back_to_flock(tmp_path, monkeypatch):
@@ -226,3 +233,32 @@ def test_without_ofd_locks_the_lock_falls_back_to_flock(tmp_path, monkeypatch):
     assert lock.holder_pid(path) is None
     with lock.SyncLock(path):  # released: taken again at once
         pass
+
+
+def test_a_kernel_without_ofd_locks_gets_flock_and_no_traceback(tmp_path, monkeypatch):
+    # Linux before 3.15 and some sandboxes answer EINVAL to F_OFD_SETLK and F_OFD_GETLK
+    import errno
+    import fcntl
+
+    from pipeline import lock
+    from pipeline.errors import LockBusy
+
+    real = fcntl.fcntl
+
+    def no_ofd(fd, command, arg=0):
+        if command in (fcntl.F_OFD_SETLK, fcntl.F_OFD_GETLK):
+            raise OSError(errno.EINVAL, "Invalid argument")
+        return real(fd, command, arg)
+
+    monkeypatch.setattr(lock, "_OFD", True)
+    monkeypatch.setattr(fcntl, "fcntl", no_ofd)
+    path = tmp_path / "sync.lock"
+    with lock.SyncLock(path):
+        assert lock._OFD is False
+        assert lock.holder_pid(path) == os.getpid()
+        with pytest.raises(LockBusy):
+            with lock.SyncLock(path):
+                pass
+    assert lock.holder_pid(path) is None
+    monkeypatch.setattr(lock, "_OFD", True)  # the probe alone meets the answer first, too
+    assert lock.holder_pid(path) is None and lock._OFD is False
