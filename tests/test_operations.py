@@ -313,6 +313,21 @@ def test_plan_inside_a_remembered_429_cool_down_makes_no_request(cli, data_dir):
     assert not (data_dir / "raw").exists()
 
 
+def test_plan_answers_a_429_with_75_where_the_data_folder_cannot_be_written(tmp_path):
+    # a plan takes no lock and makes no folder: a cool-down it cannot keep is no traceback
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", "utf-8")
+    cards, rulings, sets = sample_api_data()
+    with FakeScryfall(cards, rulings, sets) as server:
+        server.add_fault("/cards/search", "429", retry_after=600)
+        result = subprocess.run([sys.executable, "-m", "pipeline", "sync", "--api-url", server.url, "--plan"],
+                                capture_output=True, text=True, cwd=str(tmp_path), timeout=60,
+                                env=subprocess_env(blocker / "data", CASEFILE_RETRY_AFTER_MIN="1",
+                                                   CASEFILE_RETRY_AFTER_MAX="5"))
+    assert result.returncode == 75, result.stderr
+    assert "could not be kept" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_a_huge_retry_after_is_remembered_as_a_cool_down_of_at_most_a_day(cli, data_dir):
     """``Retry-After: 1000000000000`` (valid delta-seconds) stops the run with 75 and a cool-down
     that ends within a day, instead of a date out of range (exit 1, nothing remembered)."""

@@ -7,6 +7,8 @@ and remembers a 429 it gets (``data/cooldown.json``).
 
 from __future__ import annotations
 
+import logging
+
 from .. import cooldown
 from ..config import DEFAULT_QUERY, Settings
 from ..errors import EXIT_UNAVAILABLE, EXIT_USAGE, UsageError
@@ -17,6 +19,18 @@ from . import bulk as bulk_plans
 from .scryfall import scryfall_error, search_url
 
 
+log = logging.getLogger(__name__)
+
+
+def _remember(settings: Settings, url: str, wait_s: float) -> None:
+    """Keep a 429's cool-down for the next sync. A plan takes no lock and makes no folder: where
+    the data folder cannot be written, the 429 is still answered with 75, only not remembered."""
+    try:
+        cooldown.remember(settings.cooldown_path, url, wait_s)
+    except OSError as exc:
+        log.warning("the cool-down of a 429 could not be kept in %s: %s", settings.cooldown_path, exc)
+
+
 def plan(settings: Settings, *, query: str | None = None, include_multilingual: bool = False,
          bulk: str = "auto") -> dict:
     """What a sync would request, without syncing. Fetches only: the first search page (unless
@@ -24,8 +38,7 @@ def plan(settings: Settings, *, query: str | None = None, include_multilingual: 
     API plan needs AUTO_API_BELOW requests or more). Writes nothing but a 429's cool-down."""
     query = query or DEFAULT_QUERY
     cooldown.check(settings.cooldown_path, reanchor=False)  # 75 inside Scryfall's cool-down; no lock held
-    client = HttpClient(settings, on_rate_limited=lambda url, wait: cooldown.remember(
-        settings.cooldown_path, url, wait))
+    client = HttpClient(settings, on_rate_limited=lambda url, wait: _remember(settings, url, wait))
     fetched: list[str] = []
     by_api = by_bulk = None
     try:
