@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -41,11 +42,15 @@ pass_ctx = click.make_pass_decorator(Context)
 
 class OutPath(click.Path):
     """``click.Path`` for ``--out``: an empty value (an unset shell variable) is refused, where
-    ``Path("")`` would quietly mean the current folder."""
+    ``Path("")`` would quietly mean the current folder; so is, for a file, a value written as a
+    folder (``dir/``, ``dir/.``, ``..``), which ``Path`` would quietly turn into ``dir``."""
 
     def convert(self, value, param, ctx):
         if isinstance(value, str) and not value:
             self.fail("give a path, not an empty string", param, ctx)
+        if isinstance(value, str) and not self.dir_okay and (
+                value in (".", "..") or value.endswith((os.sep, f"{os.sep}.", f"{os.sep}.."))):
+            self.fail(f"{value!r} names a folder; give a file name", param, ctx)
         return super().convert(value, param, ctx)
 
 

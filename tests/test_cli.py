@@ -310,7 +310,7 @@ def test_an_empty_out_is_a_usage_error(synced, capsys, tmp_path, monkeypatch, ar
     assert [p.name for p in tmp_path.iterdir()] == ["data"]
 
 
-@pytest.mark.parametrize("name", ["new/..", "."])
+@pytest.mark.parametrize("name", ["new/..", ".", "new/.", "new/", "new/sub/"])
 def test_a_report_out_that_names_a_folder_is_a_usage_error_and_leaves_nothing(synced, capsys, tmp_path, name):
     folder = tmp_path / "reports"
     folder.mkdir()
