@@ -23,6 +23,8 @@ TABLE_CELL_MAX = 80
 REPORT_FORMATS = FORMATS + ("html",)
 # A line break inside a cell: table and markdown print a row on one line.
 _LINE_BREAK = re.compile(r"\r\n?|\n")
+# What a markdown cell escapes or turns into <br>.
+_MARKDOWN_SPECIAL = re.compile(r"[\\|\r\n]")
 # A streamed CSV is handed out in pieces of about this many characters.
 CSV_CHUNK = 1 << 16
 
@@ -129,7 +131,9 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
 
 def _table_text(value: Any) -> str:
     """A cell as the ``table`` format prints it: on one line, cut at TABLE_CELL_MAX with "…"."""
-    text = _LINE_BREAK.sub(" ⏎ ", _cell(value))
+    text = _cell(value)
+    if "\n" in text or "\r" in text:  # few cells: the pattern only where it has work
+        text = _LINE_BREAK.sub(" ⏎ ", text)
     return text if len(text) <= TABLE_CELL_MAX else text[:TABLE_CELL_MAX - 1] + "…"
 
 
@@ -181,6 +185,8 @@ def render_stream(columns: Sequence[str], batches: Iterable[Sequence[Sequence[An
 def _markdown_text(text: str) -> str:
     """A cell of a markdown table: backslashes and pipes escaped (a backslash before a pipe in the text
     must not unescape it), each line break (\\n, \\r\\n, \\r) a ``<br>``, so the cell stays one cell."""
+    if not _MARKDOWN_SPECIAL.search(text):  # most cells: nothing to escape
+        return text
     return _LINE_BREAK.sub("<br>", text.replace("\\", "\\\\").replace("|", "\\|"))
 
 
