@@ -7,6 +7,7 @@ writes the warehouse or opens the network, and puts no time of "now" in the file
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -119,10 +120,12 @@ def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) ->
     try:
         run = _latest_run(con)
         tmp = _sibling(out, "tmp")
+        made = _first_missing(out.parent)  # the folders this export makes, removed if it fails
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp.mkdir()
         except OSError as exc:
+            _remove_empty(made)
             raise UsageError(f"--out {out}: cannot make a folder there ({exc.strerror or exc})") from None
         try:
             rows = write_dataset(con, tmp, fmt)
@@ -131,11 +134,31 @@ def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) ->
             write_manifest(tmp, fmt, run, rows)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
+            _remove_empty(made)
             raise
     finally:
         con.close()
     swap_into_place(tmp, out)
     return ExportResult(out, fmt, run["run_id"], rows)
+
+
+def _first_missing(folder: Path) -> Path | None:
+    """The outermost folder on the way to ``folder`` that does not exist yet, or None."""
+    missing = None
+    while not folder.exists() and folder != folder.parent:
+        missing, folder = folder, folder.parent
+    return missing
+
+
+def _remove_empty(top: Path | None) -> None:
+    """Remove ``top`` and the folders in it, if they hold no file: what a failed export made."""
+    if top is None or not top.is_dir():
+        return
+    for folder in sorted((p for p in top.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+    with contextlib.suppress(OSError):  # not empty: something else wrote there
+        top.rmdir()
 
 
 def _sibling(out: Path, kind: str) -> Path:

@@ -142,6 +142,17 @@ def test_a_new_export_replaces_the_previous_one_whole(sample_data_dir, tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["export"]  # nothing left beside it
 
 
+def test_an_export_that_fails_removes_the_folders_it_made_for_its_out(sample_data_dir, tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    (tmp_path / "kept").mkdir()
+    monkeypatch.setattr(export_module, "write_datasheet", broken)
+    with pytest.raises(RuntimeError, match="disk full"):
+        export_rulings(warehouse_of(sample_data_dir), tmp_path / "kept" / "a" / "b" / "export", "csv")
+    assert [p.name for p in tmp_path.iterdir()] == ["kept"] and list((tmp_path / "kept").iterdir()) == []
+
+
 def test_an_export_interrupted_midway_leaves_the_previous_one_intact(sample_data_dir, tmp_path, monkeypatch):
     out = tmp_path / "export"
     export_rulings(warehouse_of(sample_data_dir), out, "csv")
