@@ -6,9 +6,13 @@ function of the *set* of sightings. The rules, in order:
 1. A sighting with a date and a source is an *anchor*; anchors that share (source, date,
    match_key) are one ruling. An anchor whose text lost its ``{…}`` symbols joins the anchor that
    has them when exactly one such anchor exists (flag ``symbols_lost``).
+   A page copy (not the API's) that lost its symbols and matches several such anchors joins the
+   one its own card has, when exactly one has it.
 2. A sighting without a date or source (the MTG wiki, some card pages) attaches to the anchored
    ruling with the same key — or the same key without symbols, when unique (flag ``symbols_lost``).
-   Dates and sources it does show must agree.
+   Dates and sources it does show must agree. A copy from a card's page that matches several
+   rulings takes the one its card has, when exactly one has it; else the latest (flag
+   ``ambiguous_match``).
 3. What still matches nothing is a ruling of its own: a wiki-only ruling has source ``mtgwiki``
    and no date.
 4. A copy in another language is a translation of the English copy it sits beside on the same
@@ -112,6 +116,9 @@ def reconcile(sightings: Iterable[RulingSighting]) -> Reconciled:
         by_key[group.key].append(group)
         if group.has_symbols:
             by_bare_key[symbol_free_key(group.key)].append(group)
+    # the cards of each anchored ruling, before any loose copy joins: a loose copy's choice never
+    # depends on the copies handled before it
+    cards = {id(group): {m.oracle_id for m, _ in group.members} for group in groups.values()}
     orphans: dict[tuple, _Group] = {}
     for s in loose:
         flags: tuple[str, ...] = ()
@@ -119,6 +126,10 @@ def reconcile(sightings: Iterable[RulingSighting]) -> Reconciled:
         if not candidates:
             candidates = _agreeing(by_bare_key.get(symbol_free_key(s.text_as_seen), []), s)
             flags = (SYMBOLS_LOST,) if candidates and not has_symbols(s.text_as_seen) else ()
+        if len(candidates) > 1 and s.oracle_id is not None:
+            on_card = [g for g in candidates if s.oracle_id in cards[id(g)]]
+            if len(on_card) == 1:  # the card's page shows the card's ruling
+                candidates = on_card
         if candidates:
             if len(candidates) > 1:
                 flags += (AMBIGUOUS,)
@@ -186,6 +197,25 @@ def _fold_symbol_less_anchors(groups: dict[tuple, _Group]) -> None:
         if len(targets) == 1 and targets[0] != ident:
             groups[targets[0]].members.extend((s, flags + (SYMBOLS_LOST,)) for s, flags in group.members)
             del groups[ident]
+        elif len(targets) > 1:
+            _place_by_card(group, [groups[t] for t in targets])
+            if not group.members:
+                del groups[ident]
+
+
+def _place_by_card(group: _Group, targets: list[_Group]) -> None:
+    """A symbol-less anchor that several anchors with symbols match (the same words, other
+    symbols on other cards): each page copy in it joins the one target its own card has. API
+    copies stay where they are, as the SQL path (sql/normalize/60_reconcile.sql) leaves them."""
+    cards = [{s.oracle_id for s, _ in target.members} for target in targets]
+    kept = []
+    for s, flags in group.members:
+        homes = [t for t, on in zip(targets, cards) if s.oracle_id is not None and s.oracle_id in on]
+        if s.origin != "scryfall-api" and len(homes) == 1:
+            homes[0].members.append((s, flags + (SYMBOLS_LOST,)))
+        else:
+            kept.append((s, flags))
+    group.members = kept
 
 
 def _row(rid: str, s: RulingSighting, flags: tuple[str, ...]) -> SightingRow:

@@ -179,3 +179,47 @@ def test_reconcile_is_idempotent_over_its_own_sightings():
     again = reconcile(ALL + ALL)
     assert _as_rows(first) == _as_rows(again)
     assert Counter(s.origin for s in first.sightings) == Counter({"scryfall-page": 16, "mtgwiki": 14, "scryfall-api": 153})
+
+
+# Constructed texts, shaped like rulings that differ only by their symbols on different cards.
+def _api(oid, text, date="2024-02-02", doc=None):
+    return RulingSighting(doc_id=doc or f"api-{oid}", origin="scryfall-api", oracle_id=oid, position=0,
+                          text_as_seen=text, date_as_seen=date, source="wotc")
+
+
+def _page(oid, text, origin="scryfall-page", date=None, source=None):
+    return RulingSighting(doc_id=f"{origin}-{oid}", origin=origin, oracle_id=oid, position=0,
+                          text_as_seen=text, date_as_seen=date, source=source)
+
+
+def _links(out):
+    text = {r.ruling_id: r.text for r in out.rulings}
+    return sorted((c.oracle_id, text[c.ruling_id]) for c in out.card_rulings)
+
+
+def test_a_card_page_copy_that_lost_its_symbols_joins_its_own_cards_ruling():
+    for docs in (("d1", "d2"), ("d2", "d1")):  # whatever the documents' ids sort like
+        out = reconcile([_api("a", "Spells cost {1} less to cast.", doc=docs[0]),
+                         _api("b", "Spells cost {2} less to cast.", doc=docs[1]),
+                         _page("b", "Spells cost less to cast.")])
+        assert _links(out) == [("a", "Spells cost {1} less to cast."), ("b", "Spells cost {2} less to cast.")]
+        [row] = [s for s in out.sightings if s.origin == "scryfall-page"]
+        assert SYMBOLS_LOST in row.flags and "ambiguous_match" not in row.flags
+
+
+def test_dated_page_copies_that_lost_their_symbols_make_no_ruling_of_their_own():
+    colours = "WUBRG"
+    sightings = [_api(c, f"Its last ability adds {{{c}}} only once each turn.") for c in colours]
+    sightings += [_page(c, "Its last ability adds only once each turn.", origin="listeblanche",
+                        date="2024-02-02", source="wotc") for c in colours]
+    out = reconcile(sightings)
+    assert len(out.rulings) == 5 and all("{" in r.text for r in out.rulings)
+    assert _links(out) == [(c, f"Its last ability adds {{{c}}} only once each turn.") for c in sorted(colours)]
+
+
+def test_an_undated_card_page_copy_takes_the_date_its_card_has():
+    text = "If the target becomes illegal, the spell doesn't resolve."
+    out = reconcile([_api("a", text, date="2020-01-01"), _api("b", text), _page("a", text)])
+    dates = {r.ruling_id: r.published_at for r in out.rulings}
+    assert sorted((c.oracle_id, dates[c.ruling_id]) for c in out.card_rulings) == [("a", "2020-01-01"),
+                                                                                  ("b", "2024-02-02")]
