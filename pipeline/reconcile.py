@@ -123,9 +123,10 @@ def reconcile(sightings: Iterable[RulingSighting]) -> Reconciled:
     for s in loose:
         flags: tuple[str, ...] = ()
         candidates = _agreeing(by_key.get(match_key(s.text_as_seen), []), s)
-        if not candidates:
+        if not candidates and not has_symbols(s.text_as_seen):
+            # only a copy without symbols lost them: one with other symbols is another text
             candidates = _agreeing(by_bare_key.get(symbol_free_key(s.text_as_seen), []), s)
-            flags = (SYMBOLS_LOST,) if candidates and not has_symbols(s.text_as_seen) else ()
+            flags = (SYMBOLS_LOST,) if candidates else ()
         if len(candidates) > 1 and s.oracle_id is not None:
             on_card = [g for g in candidates if s.oracle_id in cards[id(g)]]
             if len(on_card) == 1:  # the card's page shows the card's ruling

@@ -223,3 +223,9 @@ def test_an_undated_card_page_copy_takes_the_date_its_card_has():
     dates = {r.ruling_id: r.published_at for r in out.rulings}
     assert sorted((c.oracle_id, dates[c.ruling_id]) for c in out.card_rulings) == [("a", "2020-01-01"),
                                                                                   ("b", "2024-02-02")]
+
+
+def test_a_copy_with_other_symbols_is_another_ruling_not_a_silent_match():
+    out = reconcile([_api("a", "It costs {1} less to cast."), _page("a", "It costs {2} less to cast.")])
+    assert _links(out) == [("a", "It costs {1} less to cast."), ("a", "It costs {2} less to cast.")]
+    assert all(match_key(r.text) == r.match_key for r in out.rulings)
