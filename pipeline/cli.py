@@ -116,9 +116,7 @@ def write_output(path: Path, text: str) -> None:
     import contextlib
     import os
 
-    path = path.expanduser()
-    if path.name in ("", ".."):  # "dir/..": click cannot tell it is a folder when "dir" does not exist
-        raise UsageError(f"--out {path}: names a folder, not a file")
+    path = path.expanduser()  # a value written as a folder was refused by OutPath
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

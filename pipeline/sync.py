@@ -25,7 +25,7 @@ from .normalize.scryfall import search_page
 from .normalize.duck import SqlPathUnavailable
 from .normalize.lines import prune_cache
 from .stop import ABORTED_MESSAGE
-from .load.warehouse import defer_compaction, load_run, open_writer, replace_file, run_checks
+from .load.warehouse import defer_compaction, describe_failures, load_run, open_writer, replace_file, run_checks
 from .lock import SyncLock
 from .rawstore import RawStore, RunInfo, mark_rejected, read_run
 from .reader import loaded_runs
@@ -313,7 +313,7 @@ def _refuse_if_the_warehouse_was_broken(con, run: RunInfo, failed: ChecksFailed)
     if before:
         raise SourceDataError(
             "the warehouse fails its checks before any run is loaded ("
-            + "; ".join(f"{name} ({n} rows)" for name, n in before)
+            + describe_failures(before)
             + f"): run {run.run_id} was not loaded, and is kept to be; "
             "`casefile rebuild` makes the warehouse again from data/raw/") from failed
 

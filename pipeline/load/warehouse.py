@@ -281,7 +281,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
             failures = run_checks(con, scope, run_row["run_id"])
         if failures:
             raise ChecksFailed("the run's data fails the warehouse checks, nothing was loaded: "
-                               + "; ".join(f"{name} ({n} rows)" for name, n in failures))
+                               + describe_failures(failures))
         failpoint("before_commit")
         stop.check()  # a SIGTERM whose exception some code swallowed still stops the commit
         with timing.phase("load.commit"):
@@ -332,6 +332,11 @@ def run_checks(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...] = (),
     checks.append(("links_scoped", "checks/delta/links_scoped.sql") if set(LINK_TABLES) <= set(scope)
                   else ("links", "checks/links.sql"))
     return _failing(con, [(name, read_sql(path)) for name, path in checks], {"run_id": run_id})
+
+
+def describe_failures(failures: list[tuple[str, int]]) -> str:
+    """``run_checks``' answer for a message: each failing check with its count of bad rows."""
+    return "; ".join(f"{name} ({n} rows)" for name, n in failures)
 
 
 def _failing(con: duckdb.DuckDBPyConnection, checks: list[tuple[str, str]],
