@@ -159,7 +159,8 @@ def test_synthetic_bulk_run_gives_identical_tables(tmp_path):
     "plain", "  two  spaces\tand tab ", "curly \u2019 \u201c \u201d quotes \u2014 dash \u2212 minus",
     "{1}{W/U} symbols {T}", "{ } {toolongsymbol1} {a b}", "space before , punct .", "\u00c6ther \u00df \ufb01",
     "nbsp\u00a0here", "prime \u2033 acute \u00b4", "\x1c\x1dcontrol\x0b", "fullwidth \uff0d \ufe58",
-    " it\u2019s  \u201cspaced\u201d\u2014twice ",
+    " it\u2019s  \u201cspaced\u201d\u2014twice ", "double -- hyphen --- and \u2014-- mixed", "-- {1}--",
+    "soft\u00adhyphen zero\u200bwidth\ufeff",
 ])
 def test_sql_text_functions_match_python(text):
     from pipeline.normalize.text import canonical_text, has_symbols, match_key, symbol_free_key, typographic_score

@@ -229,3 +229,23 @@ def test_a_copy_with_other_symbols_is_another_ruling_not_a_silent_match():
     out = reconcile([_api("a", "It costs {1} less to cast."), _page("a", "It costs {2} less to cast.")])
     assert _links(out) == [("a", "It costs {1} less to cast."), ("a", "It costs {2} less to cast.")]
     assert all(match_key(r.text) == r.match_key for r in out.rulings)
+
+
+def test_a_page_copy_with_invisible_characters_and_a_typed_dash_is_the_api_ruling():
+    """Web pages put soft hyphens and zero-width spaces into long words, and a wiki editor types
+    "--" for "—": the reader sees the API's sentence, and the copy joins its ruling unflagged.
+    Constructed from a reference ruling that holds a dash."""
+    api = api_sightings()
+    dashed = next(s for s in api if "\u2014" in s.text_as_seen)
+    retyped = dashed.text_as_seen.replace("\u2014", "--").replace("condition", "con\u00addi\u200btion")
+    assert retyped != dashed.text_as_seen
+    copy = RulingSighting(doc_id="page", origin="listeblanche", oracle_id=dashed.oracle_id, position=0,
+                          text_as_seen=retyped, date_as_seen=dashed.date_as_seen, source="wotc")
+    alone = reconcile(api)
+    out = reconcile(api + [copy])
+    assert len(out.rulings) == len(alone.rulings)
+    row = next(r for r in out.sightings if r.doc_id == "page")
+    assert row.ruling_id == next(r.ruling_id for r in out.sightings if r.doc_id == dashed.doc_id
+                                 and r.position == dashed.position) and row.flags == ()
+    stored = next(r.text for r in out.rulings if r.ruling_id == row.ruling_id)
+    assert "--" not in stored and "\u00ad" not in stored  # the API's copy is the text kept

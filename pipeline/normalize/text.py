@@ -1,7 +1,8 @@
 """Canonical text and match keys for rulings.
 
-Pure. The same ruling reaches us with curly or straight quotes, different dashes, doubled or
-non-breaking spaces, trailing blanks and sometimes without its mana symbols. ``canonical_text``
+Pure. The same ruling reaches us with curly or straight quotes, different dashes (or "--"),
+doubled or non-breaking spaces, trailing blanks, invisible soft hyphens or zero-width spaces, and
+sometimes without its mana symbols. ``canonical_text``
 tidies one copy without changing what it says; ``match_key`` folds every difference that is
 typography rather than wording, so equal keys mean "the same sentence".
 """
@@ -18,12 +19,17 @@ _QUOTES = {
     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
 }
 _DASHES = {c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"}
-_FOLDED = {**_QUOTES, **_DASHES}
+# Characters a reader does not see, which web pages put into words: the soft hyphen, zero-width
+# spaces and joiners, direction marks, the word joiner and invisible operators, the byte order mark.
+_INVISIBLE = {c: "" for c in ("\u00ad\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                              "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff")}
+_FOLDED = {**_QUOTES, **_DASHES, **_INVISIBLE}
 # One pattern for the characters to fold: str.translate looks every character of a non-ASCII
 # text up in the table (8 µs for a ruling), the pattern only the few it finds (match keys are
 # made for every ruling and card line a build links to the rules).
 _TO_FOLD = re.compile("[" + "".join(re.escape(c) for c in _FOLDED) + "]")
 
+_HYPHENS = re.compile("-{2,}")  # "--" typed for a dash, or a dash beside a hyphen, once folded
 _SYMBOL = re.compile(r"\{[^{}\s]{1,12}\}")  # {1}, {W/U}, {T}, {10}: Scryfall's mana and tap symbols
 _SPACE_BEFORE_PUNCT = re.compile(r" +([.,;:!?)\]])")
 
@@ -37,8 +43,11 @@ def canonical_text(text: str) -> str:
 
 
 def match_key(text: str) -> str:
-    """The key two copies of one ruling share: NFKC, folded quotes and dashes, one space, casefolded."""
+    """The key two copies of one ruling share: NFKC, folded quotes and dashes (a run of them one
+    "-"), no invisible characters, one space, casefolded."""
     text = _TO_FOLD.sub(lambda found: _FOLDED[found.group()], unicodedata.normalize("NFKC", text))
+    if "--" in text:
+        text = _HYPHENS.sub("-", text)
     return _one_space(text).casefold()
 
 

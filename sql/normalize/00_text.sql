@@ -1,7 +1,8 @@
 -- Text helpers of pipeline/normalize/text.py as SQL macros, for the SQL build path.
 -- A text is "plain" when it holds only ASCII and the quotes and dashes match_key folds that
--- Unicode normalization leaves alone: on such texts NFC and NFKC change nothing and casefold is
--- lower(), so the macros below give exactly what the Python functions give. Other texts go to
+-- Unicode normalization leaves alone: on such texts NFC and NFKC change nothing, casefold is
+-- lower() and there is no invisible character to drop, so the macros below give exactly what
+-- the Python functions give. Other texts go to
 -- the Python functions themselves (py_* functions registered by pipeline/normalize/duck.py).
 -- Whitespace is Python's: str.isspace() in the ASCII range is \t \n \x0b \x0c \r \x1c-\x1f and space.
 -- Each costly step is guarded by a cheap test of whether it changes anything: replace() and a
@@ -19,6 +20,9 @@ CREATE OR REPLACE TEMP MACRO cf_fold(t) AS
               '“', '"'), '”', '"'), '„', '"'), '‟', '"'), '«', '"'), '»', '"'),
               '‐', '-'), '‒', '-'), '–', '-'), '—', '-'), '―', '-'), '−', '-')
          ELSE t END;
+-- A run of hyphens is one (match_key: "--" typed for a dash, or a dash folded beside a hyphen).
+CREATE OR REPLACE TEMP MACRO cf_hyphens(t) AS
+    CASE WHEN contains(t, '--') THEN regexp_replace(t, '-{2,}', '-', 'g') ELSE t END;
 CREATE OR REPLACE TEMP MACRO cf_plain(t) AS
     cf_ascii(cf_fold(t));
 -- cf_unspaced(t): whether t has whitespace to squash (cf_squash); cf_spaces does both.
@@ -31,7 +35,7 @@ CREATE OR REPLACE TEMP MACRO cf_spaces(t) AS
 CREATE OR REPLACE TEMP MACRO cf_symbols_plain(t) AS
     contains(t, '{') AND regexp_matches(t, '\{[^{}\t\n\x0B\f\r\x1C-\x1F ]{1,12}\}');
 CREATE OR REPLACE TEMP MACRO cf_match_key(t) AS
-    CASE WHEN cf_plain(t) THEN lower(cf_spaces(cf_fold(t))) ELSE py_match_key(t) END;
+    CASE WHEN cf_plain(t) THEN lower(cf_spaces(cf_hyphens(cf_fold(t)))) ELSE py_match_key(t) END;
 CREATE OR REPLACE TEMP MACRO cf_canonical(t) AS
     CASE WHEN cf_plain(t) THEN cf_spaces(t) ELSE py_canonical_text(t) END;
 CREATE OR REPLACE TEMP MACRO cf_has_symbols(t) AS

@@ -5,10 +5,10 @@
 -- get them from the Python functions, in variant_python.sql, which pipeline/normalize/duck.py
 -- runs only when there are such texts.
 CREATE OR REPLACE TEMP TABLE n_variant AS
--- cf_fold changes quotes and dashes only, so a text and its folded copy need the same squashing
--- of whitespace: the test is made once.
+-- cf_fold and cf_hyphens change quotes and dashes only, so a text and its folded copy need the
+-- same squashing of whitespace: the test is made once.
 WITH distinct_variant AS (
-    SELECT source, date_as_seen, t, cf_fold(t) AS folded, cf_unspaced(t) AS unspaced
+    SELECT source, date_as_seen, t, cf_hyphens(cf_fold(t)) AS folded, cf_unspaced(t) AS unspaced
     FROM (SELECT DISTINCT source, date_as_seen, text_as_seen AS t FROM {sightings})
 ), classed AS (
     SELECT *, cf_ascii(folded) AS plain FROM distinct_variant  -- = cf_plain(t)
