@@ -125,12 +125,13 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
     # The rows are at hand: each cell is made text once, for the widths and for its line (a
     # report of thousands of rows spent most of its rendering converting every number twice).
     texts = [[_table_text(value) for value in row] for row in rows]
-    widths = [max([len(name)] + [len(row[i]) for row in texts]) for i, name in enumerate(columns)]
+    widths = [max([len(_table_text(name))] + [len(row[i]) for row in texts]) for i, name in enumerate(columns)]
     return "".join(_table_lines(columns, texts, widths))
 
 
 def _table_text(value: Any) -> str:
-    """A cell as the ``table`` format prints it: on one line, cut at TABLE_CELL_MAX with "…"."""
+    """A cell, or a column's name, as the ``table`` format prints it: on one line, cut at
+    TABLE_CELL_MAX with "…"."""
     text = _cell(value)
     if "\n" in text or "\r" in text:  # few cells: the pattern only where it has work
         text = _LINE_BREAK.sub(" ⏎ ", text)
@@ -139,7 +140,7 @@ def _table_text(value: Any) -> str:
 
 def table_widths(columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any]]]) -> list[int]:
     """The column widths of the ``table`` format for these rows (cells cut at TABLE_CELL_MAX)."""
-    widths = [len(c) for c in unique_columns(columns)]
+    widths = [len(_table_text(c)) for c in unique_columns(columns)]
     for batch in batches:
         for row in batch:
             for i, value in enumerate(row):
@@ -196,7 +197,7 @@ def _table_lines(columns: Sequence[str], texts: Iterable[Sequence[str]], widths:
     def line(values) -> str:
         return "  ".join(v.ljust(w) for v, w in zip(values, widths)).rstrip() + "\n"
 
-    yield line(columns)
+    yield line([_table_text(name) for name in columns])
     yield line(["-" * w for w in widths])
     count = 0
     for row in texts:

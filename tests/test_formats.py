@@ -153,3 +153,19 @@ def test_a_markdown_row_reads_back_as_its_cells(cells):
     expected = [re.sub(r"\r\n?|\n", "<br>", cell) for cell in cells]
     assert _read_in_order(row[1:-1]) == expected
     assert _read_as_github(row[1:-1]) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(listings())
+def test_a_table_is_one_line_per_row_whatever_its_names_and_cells_hold(listing):
+    """A header, its rule, a line per row and the count: a column named with a line break (SQL
+    allows "a\nb" AS a name) is printed on its line like a cell, and the widths fit it."""
+    columns, rows, batches = listing
+    text = render(columns, rows, "table")
+    assert text.count("\n") == len(rows) + 3 and "\r" not in text
+    assert "".join(render_stream(columns, batches, "table", table_widths(columns, batches))) == text
+
+
+def test_a_column_name_with_a_line_break_prints_on_the_header_line():
+    assert render(["one\ntwo", "x"], [("a", "b")], "table").split("\n")[:3] == [
+        "one ⏎ two  x", "---------  -", "a          b"]
