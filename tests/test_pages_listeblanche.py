@@ -142,6 +142,33 @@ def test_pairing_is_by_block_never_by_similar_text():
     assert [(r.position, r.translates) for r in french] == [(1, 1)]
 
 
+def test_an_original_and_its_translation_in_one_box_are_two_texts():
+    """Constructed: the English of seed 001's first three rulings, each with a marker French copy
+    ("[FR n]") in the same wrapper as its original: a <div> around both, both inside the English
+    blockquote. The original is the English alone, the French its translation."""
+    html = _page(NOTE + f"""<ol>
+<li><p>{SEED_DATE_LINE}</p><div class="texts"><blockquote lang="en"><p>{SEED[2]}</p></blockquote>
+<blockquote lang="fr"><p>[FR 0]</p></blockquote></div></li>
+<li><p>{SEED_DATE_LINE}</p><div><p lang="fr">[FR 1]</p><p lang="en">{SEED[4]}</p></div></li>
+<li><p>{SEED_DATE_LINE}</p><blockquote lang="en"><p>{SEED[6]}</p><p lang="fr">[FR 2]</p></blockquote></li>
+</ol>""")
+    assert _pairs(html) == [
+        (0, "en", None, SEED[2]), (0, "fr", 0, "[FR 0]"),
+        (1, "en", None, SEED[4]), (1, "fr", 1, "[FR 1]"),
+        (2, "en", None, SEED[6]), (2, "fr", 2, "[FR 2]"),
+    ]
+
+
+def test_words_marked_in_another_language_stay_in_their_ruling():
+    """Constructed: seed 001's first ruling with its condition marked as another language inline,
+    and a ruling whose English runs around a symbol image: neither is split."""
+    first = SEED[2].replace("[condition]", '<i lang="la">[condition]</i>', 1)
+    html = _page(NOTE + f"""<ol>
+<li><p>{SEED_DATE_LINE}</p><blockquote lang="en">{first}<p lang="fr">[FR 0]</p></blockquote></li>
+</ol>""")
+    assert _pairs(html) == [(0, "en", None, SEED[2]), (0, "fr", 0, "[FR 0]")]
+
+
 def test_without_the_machine_translation_note_french_copies_carry_no_flag():
     html = _page(PAIRED_BY_LANG.replace(NOTE, "<p>Clarifications officielles.</p>"))
     assert {r.flags for r in parse_listeblanche_page(html, "doc", None).rulings} == {()}

@@ -16,7 +16,8 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from pipeline.errors import ParseError
 from pipeline.normalize.dates_fr import parse_french_date
 from pipeline.normalize.pages.markup import (
-    HEADING_TAGS, PAGE_ROOTS, is_visible_string, load_html, nearest_lang, parse_guard, visible_text,
+    HEADING_TAGS, PAGE_ROOTS, is_block, is_visible_string, load_html, nearest_lang, parse_guard, visible_text,
+    visible_text_of,
 )
 from pipeline.normalize.text import search_fold
 from pipeline.records import RulingSighting
@@ -146,8 +147,7 @@ def _following_texts(anchor: Tag, date_lines: list[Tag]) -> list[tuple[str | Non
         if isinstance(sibling, Tag):
             if _holds_date_line(sibling, date_lines):
                 break
-            if text := visible_text(sibling):
-                texts.append((_marked_lang(sibling), text))
+            texts.extend(_texts_by_language(sibling))
         elif isinstance(sibling, NavigableString) and is_visible_string(sibling) and sibling.strip():
             texts.append((None, visible_text(sibling)))
     return texts
@@ -164,6 +164,48 @@ def _count_date_lines(tag: Tag, date_lines: list[Tag]) -> int:
 
 def _holds_date_line(tag: Tag, date_lines: list[Tag]) -> bool:
     return _count_date_lines(tag, date_lines) > 0
+
+
+def _texts_by_language(box: Tag) -> list[tuple[str | None, str]]:
+    """(lang marked on it, text) of a box: the box whole when its text is in one language; when it
+    holds texts marked as English and French (an original and its translation in one wrapper),
+    each of its blocks and of the runs of text between them, with the language marked on it."""
+    if len(_languages_within(box)) <= 1:
+        text = visible_text(box)
+        return [(_marked_lang(box), text)] if text else []
+    own = _own_lang(box)
+    texts: list[tuple[str | None, str]] = []
+    run: list[Tag | NavigableString] = []
+    for child in [*box.children, None]:
+        if child is None or (isinstance(child, Tag) and (is_block(child) or _own_lang(child))):
+            if run and (text := visible_text_of(run)):
+                texts.append((own, text))
+            run = []
+            if child is not None:
+                texts.extend((lang or own, text) for lang, text in _texts_by_language(child))
+        elif isinstance(child, Tag) or is_visible_string(child):
+            run.append(child)
+    return texts
+
+
+def _languages_within(box: Tag) -> set[str | None]:
+    """The languages of the visible words in ``box``: the English or French marked nearest to each
+    within the box (None for words with no such mark)."""
+    languages: set[str | None] = set()
+    for string in box.find_all(string=True):
+        if string.strip() and is_visible_string(string):
+            languages.add(next((lang for parent in string.parents
+                                if (lang := _own_lang(parent)) or parent is box), None))
+    return languages
+
+
+def _own_lang(tag: Tag) -> str | None:
+    """English or French as ``tag``'s own lang attribute marks it, else None."""
+    lang = tag.get("lang")
+    if not isinstance(lang, str):
+        return None
+    primary = lang.strip().lower().split("-")[0]
+    return primary if primary in ("en", "fr") else None
 
 
 def _marked_lang(tag: Tag) -> str | None:

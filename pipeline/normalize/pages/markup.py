@@ -82,8 +82,22 @@ def visible_text(node: Tag | NavigableString, skip: tuple[str, ...] = ()) -> str
 
     Elements named in ``skip`` (below ``node``) are left out, e.g. a list item's sub-list.
     """
+    return _text_of([node], node, skip)
+
+
+def visible_text_of(nodes: list[Tag | NavigableString]) -> str:
+    """The text a reader sees in a run of sibling nodes, read as one line (see ``visible_text``)."""
+    return _text_of(nodes, None, ())
+
+
+def is_block(tag: Tag) -> bool:
+    """Whether a browser lays ``tag`` out as a box of its own."""
+    return tag.name in _BLOCK_TAGS
+
+
+def _text_of(nodes: list[Tag | NavigableString], root: Tag | NavigableString | None, skip: tuple[str, ...]) -> str:
     parts: list[str] = []
-    stack: list[Tag | NavigableString | None] = [node]  # None marks the end of a block
+    stack: list[Tag | NavigableString | None] = list(reversed(nodes))  # None marks the end of a block
     while stack:
         item = stack.pop()
         if item is None:
@@ -92,7 +106,7 @@ def visible_text(node: Tag | NavigableString, skip: tuple[str, ...] = ()) -> str
             if not isinstance(item, _INVISIBLE_STRINGS):
                 parts.append(str(item))
         elif isinstance(item, Tag):
-            _push_tag(item, item is node, skip, parts, stack)
+            _push_tag(item, item is root, skip, parts, stack)
     return canonical_text("".join(parts))
 
 
