@@ -159,6 +159,32 @@ def test_an_original_and_its_translation_in_one_box_are_two_texts():
     ]
 
 
+def test_an_unmarked_text_beside_a_marked_original_is_in_the_pages_language():
+    """Constructed: seed 001's English in <blockquote lang="en"> as on the fixture pages, with a
+    marker French copy ("[FR n]") that carries no lang of its own, after or before the original
+    and in the same wrapper: on this <html lang="fr"> page it is French, the original's translation."""
+    html = _page(NOTE + f"""<ol>
+<li><p>{SEED_DATE_LINE}</p><blockquote lang="en"><p>{SEED[2]}</p></blockquote><p>[FR 0]</p></li>
+<li><p>{SEED_DATE_LINE}</p><p>[FR 1]</p><blockquote lang="en"><p>{SEED[4]}</p></blockquote></li>
+<li><p>{SEED_DATE_LINE}</p><div><blockquote lang="en"><p>{SEED[6]}</p></blockquote><p>[FR 2]</p></div></li>
+</ol>""")
+    assert _pairs(html) == [
+        (0, "en", None, SEED[2]), (0, "fr", 0, "[FR 0]"),
+        (1, "en", None, SEED[4]), (1, "fr", 1, "[FR 1]"),
+        (2, "en", None, SEED[6]), (2, "fr", 2, "[FR 2]"),
+    ]
+
+
+def test_an_unmarked_text_is_not_french_on_a_page_in_no_language():
+    """Constructed: as above on a page without lang="fr": the unmarked text's language is unknown,
+    so it is no translation; a text marked French still is."""
+    body = (f'<ol><li><p>{SEED_DATE_LINE}</p><blockquote lang="en">{SEED[2]}</blockquote><p>[FR 0]</p></li>'
+            f'<li><p>{SEED_DATE_LINE}</p><blockquote lang="en">{SEED[4]}</blockquote><p>Note.</p>'
+            f'<p lang="fr">[FR 1]</p></li></ol>')
+    html = f"<html><body><main><h1>Affaire du test</h1><section>{NOTE}{body}</section></main></body></html>"
+    assert _pairs(html) == [(0, "en", None, SEED[2]), (1, "en", None, SEED[4]), (1, "fr", 1, "[FR 1]")]
+
+
 def test_words_marked_in_another_language_stay_in_their_ruling():
     """Constructed: seed 001's first ruling with its condition marked as another language inline,
     and a ruling whose English runs around a symbol image: neither is split."""

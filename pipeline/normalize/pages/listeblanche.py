@@ -122,13 +122,14 @@ def _block(date_line: Tag, date_lines: list[Tag], doc_id: str) -> _Block:
     except ValueError:
         raise ParseError(doc_id, f"unreadable date line {shown!r} (layout changed?)") from None
     source = line.group("source").strip()
-    english, french = _original_and_translation(_texts_after(date_line, date_lines))
+    english, french = _original_and_translation(*_texts_after(date_line, date_lines))
     return _Block(published=published, source=_SOURCES.get(source.lower(), source.lower()),
                   english=english, french=french)
 
 
-def _texts_after(date_line: Tag, date_lines: list[Tag]) -> list[tuple[str | None, str]]:
-    """(lang marked on it, text) of what follows a date line up to the next one, in its parent.
+def _texts_after(date_line: Tag, date_lines: list[Tag]) -> tuple[list[tuple[str | None, str]], str | None]:
+    """(lang marked on it, text) of what follows a date line up to the next one, in its parent, and
+    the language in force there (the page's: what a text with no mark of its own is written in).
 
     A date line boxed on its own (nothing after it in its parent) is stepped out of, as long as the
     box holds no other date line.
@@ -138,7 +139,8 @@ def _texts_after(date_line: Tag, date_lines: list[Tag]) -> list[tuple[str | None
     while not texts and _may_step_out(anchor, date_lines):
         anchor = anchor.parent
         texts = _following_texts(anchor, date_lines)
-    return texts
+    in_force = nearest_lang(anchor.parent) if isinstance(anchor.parent, Tag) else None
+    return texts, (in_force.split("-")[0] if in_force else None)
 
 
 def _following_texts(anchor: Tag, date_lines: list[Tag]) -> list[tuple[str | None, str]]:
@@ -215,12 +217,16 @@ def _marked_lang(tag: Tag) -> str | None:
     return lang.strip().lower().split("-")[0] if isinstance(lang, str) and lang.strip() else None
 
 
-def _original_and_translation(texts: list[tuple[str | None, str]]) -> tuple[str | None, str | None]:
-    """Where the markup marks languages, it decides; otherwise the first text is the English original
-    and the second its translation (the page: "La traduction FR ci-dessous")."""
+def _original_and_translation(texts: list[tuple[str | None, str]],
+                              in_force: str | None) -> tuple[str | None, str | None]:
+    """Where the markup marks languages, it decides: a text marked English or French, else a text
+    with no mark when the language in force around it is that one (a French page that marks only
+    the English original); otherwise the first text is the English original and the second its
+    translation (the page: "La traduction FR ci-dessous")."""
     if any(lang for lang, _ in texts):
-        english = next((text for lang, text in texts if lang == "en"), None)
-        french = next((text for lang, text in texts if lang == "fr"), None)
+        unmarked = next((text for lang, text in texts if lang is None), None)
+        english = next((text for lang, text in texts if lang == "en"), unmarked if in_force == "en" else None)
+        french = next((text for lang, text in texts if lang == "fr"), unmarked if in_force == "fr" else None)
         return english, french
     plain = [text for _, text in texts]
     return (plain[0] if plain else None), (plain[1] if len(plain) > 1 else None)
