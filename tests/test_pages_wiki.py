@@ -130,6 +130,35 @@ def test_mana_symbols_in_markup_become_braced_text():
     assert texts == ["Spells cost {1} less.", "Spells cost {1} less.", "Spells cost {1} less, {T}: tap."]
 
 
+@pytest.mark.parametrize("icon", [
+    '<img src="/images/symbols/1.svg" decoding="async" width="16" height="16">',
+    '<span typeof="mw:File"><a href="/page/File:1.svg"><img alt="" src="/images/symbols/1.svg" width="16"></a></span>',
+    '<img alt="Symbol 1.svg" src="/images/symbols/1.svg" width="16" height="16">',
+])
+def test_a_ruling_with_an_icon_that_is_no_known_symbol_keeps_its_text(wiki, icon):
+    """Constructed from the wiki fixture: its static-ability ruling, whose {1} seed 000 shows lost,
+    with the icon put back as an image whose alt text names no symbol (none, empty, a file name).
+    The ruling stays, its words as the seed shows them; only a picture box is left out."""
+    html = page(WIKI_PAGE).decode("utf-8")
+    lost = "cast cost less to cast"
+    assert html.count(lost) == 1
+    html = html.replace(lost, f"cast cost {icon} less to cast")
+    assert [r.text_as_seen for r in parse_wiki_page(html, "doc-000").rulings] == [
+        r.text_as_seen for r in wiki.rulings]
+
+
+def test_a_gallery_box_in_the_rulings_section_is_a_picture_not_a_ruling():
+    """Constructed: MediaWiki's gallery markup (image in its own box, caption beside it) holding the
+    fixture's picture and caption, before a ruling list."""
+    html = _page(
+        '<h2>Rulings</h2><ul class="gallery"><li class="gallerybox"><div class="thumb"><span typeof="mw:File">'
+        '<a href="/page/File:Case_of_the_Pilfered_Proof_card.png"><img src="/images/thumb/Case_of_the_Pilfered_Proof_card.png" '
+        'width="120" height="167"></a></span></div><div class="gallerytext">Case of the Pilfered Proof card.</div></li></ul>'
+        "<ul><li>The first ability of a Case is always active.</li></ul>")
+    assert [r.text_as_seen for r in parse_wiki_page(html, "doc").rulings] == [
+        "The first ability of a Case is always active."]
+
+
 def test_statistics_labels_come_from_symbol_images_or_are_none():
     html = _page('<table><tr><th>Statistics</th><td>3 cards<br><img alt="W"> 33.3% 66.7%</td></tr></table>')
     assert parse_wiki_page(html, "doc").statistics == WikiStatistics(3, (("{W}", "33.3%"), (None, "66.7%")))

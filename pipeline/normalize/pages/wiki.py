@@ -14,7 +14,7 @@ from bs4 import BeautifulSoup, Tag
 
 from pipeline.errors import ParseError
 from pipeline.normalize.pages.markup import (
-    LIST_TAGS, PAGE_ROOTS, find_headings, inside, list_items, load_html, parse_guard, section_blocks,
+    LIST_TAGS, PAGE_ROOTS, find_headings, inside, is_block, list_items, load_html, parse_guard, section_blocks,
     symbol_from_alt, visible_text,
 )
 from pipeline.records import RulingSighting
@@ -174,7 +174,19 @@ def _rulings(soup: BeautifulSoup, doc_id: str) -> tuple[RulingSighting, ...]:
 
 
 def _is_picture(item: Tag) -> bool:
-    """A gallery box or a list item inside a figure: a picture and its caption, not a ruling."""
+    """A gallery box or a list item inside a figure: a picture and its caption, not a ruling.
+
+    A gallery box holds an image that is no symbol in a box of its own (MediaWiki's thumb), its
+    caption beside it. An image among a ruling's words (an icon whose alt text names no symbol:
+    none, empty, a file name) is not a picture: the ruling stays, without that icon.
+    """
     if inside(item, ("figure",)):
         return True
-    return any(symbol_from_alt(image.get("alt") or "") == "" for image in item.find_all("img"))
+    return any(_alone_in_its_box(image, item) for image in item.find_all("img")
+               if symbol_from_alt(image.get("alt") or "") == "")
+
+
+def _alone_in_its_box(image: Tag, item: Tag) -> bool:
+    """Whether the nearest box around ``image`` (within ``item``) shows no words beside it."""
+    box = next((parent for parent in image.parents if parent is item or is_block(parent)), item)
+    return box is not item and not visible_text(box)
