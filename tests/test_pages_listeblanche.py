@@ -84,6 +84,21 @@ def test_a_seed_ruling_in_full(visage):
         date_as_seen="2024-02-02", source="wotc", lang="en")
 
 
+@pytest.mark.parametrize("line", [
+    ' · <span class="label">source</span> : wotc',
+    ' · <b>source</b>&nbsp;: <a href="/sources/wotc">wotc</a>',
+    ' · source<span> : </span>wotc',
+])
+def test_date_lines_whose_words_are_split_by_inline_markup(visage, line):
+    """Constructed from the seed page: its date lines with the word "source" and its colon in
+    separate inline elements. A reader sees the same line; the rulings are the same."""
+    html = page(LISTEBLANCHE_SEED_PAGE).decode("utf-8")
+    assert html.count(" · source : wotc") == 16
+    parsed = parse_listeblanche_page(html.replace(" · source : wotc", line), "doc-001", VISAGE_ORACLE_ID)
+    assert parsed.rulings == visage.rulings
+    assert parsed.expected_rulings == 16
+
+
 def test_the_names_the_page_marks_by_language(visage):
     assert (visage.title, visage.name_fr, visage.name_en) == (
         "Affaire du visage changeant", "Affaire du visage changeant", "Case of the Shifting Visage")

@@ -26,7 +26,8 @@ ORIGIN = "listeblanche"
 MACHINE_TRANSLATION = "machine-translation"  # flag on French copies the page says were machine-made
 
 _DATE_LINE = re.compile(r"(?P<date>.+?)\s*[·•|]\s*source\s*:\s*(?P<source>.+)", re.IGNORECASE)
-_DATE_LINE_HINT = re.compile(r"source\s*:", re.IGNORECASE)
+# A string a date line is made of: "source" may stand in an element of its own, apart from its colon.
+_DATE_LINE_HINT = re.compile(r"\bsource\b", re.IGNORECASE)
 _DATE_LINE_MAX_CHARS = 80  # "02 septembre 2024 · source : wotc" is 33; longer text is a paragraph, not a date line
 _SOURCES = {"wotc": "wotc", "wizards of the coast": "wotc", "scryfall": "scryfall"}
 # A heading announcing how many rulings follow: "16 clarifications", "Clarifications (16)".
