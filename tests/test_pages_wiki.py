@@ -147,6 +147,23 @@ def test_a_ruling_with_an_icon_that_is_no_known_symbol_keeps_its_text(wiki, icon
         r.text_as_seen for r in wiki.rulings]
 
 
+def test_citation_marks_are_not_part_of_a_ruling(wiki):
+    """Constructed from the wiki fixture: two of its rulings end with MediaWiki's citation marks
+    (<sup><a href="#cite_note-1">[1]</a></sup>, as the Cite extension renders <ref>), and a
+    References section follows. The rulings read as the seed shows them."""
+    html = page(WIKI_PAGE).decode("utf-8")
+    mark = '<sup id="cite_ref-{n}" class="reference"><a href="#cite_note-{n}"><span>[</span>{n}<span>]</span></a></sup>'
+    for n, ruling in ((1, "always active."), (2, "to solve and solved.")):
+        assert html.count(ruling + "</li>") == 1
+        html = html.replace(ruling + "</li>", ruling + mark.format(n=n) + "</li>")
+    html = html.replace('<div id="catlinks"', '<h2>References</h2><ol class="references">'
+                        '<li id="cite_note-1"><a href="#cite_ref-1">↑</a> Murders at Karlov Manor Release Notes</li>'
+                        '<li id="cite_note-2"><a href="#cite_ref-2">↑</a> Murders at Karlov Manor Release Notes</li>'
+                        '</ol><div id="catlinks"', 1)
+    parsed = parse_wiki_page(html, "doc-000")
+    assert [r.text_as_seen for r in parsed.rulings] == [r.text_as_seen for r in wiki.rulings]
+
+
 def test_a_gallery_box_in_the_rulings_section_is_a_picture_not_a_ruling():
     """Constructed: MediaWiki's gallery markup (image in its own box, caption beside it) holding the
     fixture's picture and caption, before a ruling list."""

@@ -28,6 +28,8 @@ _RULE = re.compile(r"(\d{3}(?:\.\d{1,3}[a-z]?)?)\.?\s+(.+)", re.DOTALL)
 _NOT_PROSE = ("figure", "table")  # pictures with captions, boxes of figures
 _GLOSSARY_INTRO = re.compile(r"From the glossary\b", re.IGNORECASE)
 _RULES_INTRO = re.compile(r"From the Comprehensive Rules\b", re.IGNORECASE)
+# A superscript whose whole text is in brackets: a citation mark ("[1]", "[note 2]", "[citation needed]").
+_CITATION_MARK = re.compile(r"\[[^\[\]]{1,40}\]")
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ def parse_wiki_page(html: bytes | str, doc_id: str) -> WikiPage:
     """Read one rendered MTG wiki type page."""
     with parse_guard(doc_id):
         soup = load_html(html, doc_id)
+        _drop_citation_marks(soup)
         return WikiPage(
             title=_title(soup, doc_id),
             intro=_intro(soup),
@@ -60,6 +63,13 @@ def parse_wiki_page(html: bytes | str, doc_id: str) -> WikiPage:
             rules_quoted=_rules_quoted(soup),
             rulings=_rulings(soup, doc_id),
         )
+
+
+def _drop_citation_marks(soup: BeautifulSoup) -> None:
+    """MediaWiki's citation marks are links to the page's references, not words of the text they follow."""
+    for sup in soup.find_all("sup"):
+        if not sup.decomposed and _CITATION_MARK.fullmatch(visible_text(sup)):
+            sup.decompose()
 
 
 def _title(soup: BeautifulSoup, doc_id: str) -> str:
