@@ -164,6 +164,25 @@ def test_citation_marks_are_not_part_of_a_ruling(wiki):
     assert [r.text_as_seen for r in parsed.rulings] == [r.text_as_seen for r in wiki.rulings]
 
 
+NAVBOX_LIST = '<ul><li><a href="/page/Aura">Aura</a></li><li><a href="/page/Case">Case</a></li></ul>'
+
+
+@pytest.mark.parametrize("navbox", [
+    '<div role="navigation" class="navbox" aria-labelledby="Enchantment_types"><table class="navbox-inner"><tr>'
+    '<th><span id="Enchantment_types">Enchantment types</span></th></tr><tr><td>' + NAVBOX_LIST + "</td></tr></table></div>",
+    '<table class="navbox"><tr><th>Enchantment types</th></tr><tr><td>' + NAVBOX_LIST + "</td></tr></table>",
+    "<nav><h3>Enchantment types</h3>" + NAVBOX_LIST + "</nav>",
+])
+def test_a_navigation_box_after_the_last_section_is_not_rulings(wiki, navbox):
+    """Constructed from the wiki fixture: a navigation box of enchantment types (as MediaWiki
+    navbox templates render at the end of the content, with no heading before them) after the
+    Rulings list, the section the page ends with."""
+    html = page(WIKI_PAGE).decode("utf-8")
+    end = html.index("</ul>\n</div></div>") + len("</ul>\n")
+    parsed = parse_wiki_page(html[:end] + navbox + html[end:], "doc-000")
+    assert [r.text_as_seen for r in parsed.rulings] == [r.text_as_seen for r in wiki.rulings]
+
+
 def test_a_gallery_box_in_the_rulings_section_is_a_picture_not_a_ruling():
     """Constructed: MediaWiki's gallery markup (image in its own box, caption beside it) holding the
     fixture's picture and caption, before a ruling list."""

@@ -26,6 +26,9 @@ _FIGURE = re.compile(r"(?:(\{[^{}\s]+\})\s*)?(\d+(?:\.\d+)?%)")  # optional symb
 # "719.", "719.1.", "719.3a": a rule number at the start of a quoted rule
 _RULE = re.compile(r"(\d{3}(?:\.\d{1,3}[a-z]?)?)\.?\s+(.+)", re.DOTALL)
 _NOT_PROSE = ("figure", "table")  # pictures with captions, boxes of figures
+# Boxes whose lists are not rulings: navigation (MediaWiki's navbox templates, which end the content
+# with no heading before them), tables of links or figures.
+_NOT_RULINGS = ("nav", "table")
 _GLOSSARY_INTRO = re.compile(r"From the glossary\b", re.IGNORECASE)
 _RULES_INTRO = re.compile(r"From the Comprehensive Rules\b", re.IGNORECASE)
 # A superscript whose whole text is in brackets: a citation mark ("[1]", "[note 2]", "[citation needed]").
@@ -173,7 +176,7 @@ def _rulings(soup: BeautifulSoup, doc_id: str) -> tuple[RulingSighting, ...]:
     if blocks is None:
         return ()
     texts = [visible_text(item, skip=LIST_TAGS) for item in list_items(blocks)
-             if not _is_picture(item)]
+             if not _is_picture(item) and not _in_navigation(item)]
     texts = [text for text in texts if text]
     if not texts:
         raise ParseError(doc_id, "a Rulings section holds no readable ruling (layout changed?)")
@@ -181,6 +184,11 @@ def _rulings(soup: BeautifulSoup, doc_id: str) -> tuple[RulingSighting, ...]:
         RulingSighting(doc_id=doc_id, origin=ORIGIN, oracle_id=None, position=position,
                        text_as_seen=text, date_as_seen=None, source=None, lang="en")
         for position, text in enumerate(texts))
+
+
+def _in_navigation(item: Tag) -> bool:
+    """A list item of a navigation box or a table, not a ruling."""
+    return any(parent.name in _NOT_RULINGS or parent.get("role") == "navigation" for parent in item.parents)
 
 
 def _is_picture(item: Tag) -> bool:
