@@ -99,6 +99,42 @@ def test_date_lines_whose_words_are_split_by_inline_markup(visage, line):
     assert parsed.expected_rulings == 16
 
 
+SEED_META = '<p class="meta"><time datetime="2024-02-02">02 février 2024</time> · source : wotc</p>'
+
+
+@pytest.mark.parametrize("line", [
+    '<time datetime="2024-02-02">02 février 2024</time> · source : wotc',
+    '<span class="meta"><time datetime="2024-02-02">02 février 2024</time> · source : wotc</span>',
+    '<small>02 février 2024</small> · <span>source : wotc</span><br>',
+])
+def test_date_lines_not_boxed_apart_from_their_ruling(visage, line):
+    """Constructed from the seed page: each date line as inline text at the start of its list
+    item, with no box of its own, the English blockquote after it. A reader sees the same lines."""
+    html = page(LISTEBLANCHE_SEED_PAGE).decode("utf-8")
+    assert html.count(SEED_META) == 16
+    parsed = parse_listeblanche_page(html.replace(SEED_META, line), "doc-001", VISAGE_ORACLE_ID)
+    assert parsed.rulings == visage.rulings
+    assert parsed.expected_rulings == 16
+
+
+def test_inline_date_lines_in_one_flat_box_each_start_a_ruling():
+    """Constructed: seed 001's first two rulings as one paragraph of inline date lines and texts
+    separated by <br>, each with a marker French copy ("[FR n]") after its English."""
+    html = _page(NOTE + f"<p>{SEED_DATE_LINE}<br>{SEED[2]}<br>[FR 0]<br>"
+                        f"<i>{SEED_DATE_LINE}</i><br>{SEED[4]}</p>")
+    assert _pairs(html) == [(0, "en", None, SEED[2]), (0, "fr", 0, "[FR 0]"), (1, "en", None, SEED[4])]
+
+
+def test_a_ruling_as_bare_text_with_inline_markup_is_one_text():
+    """Constructed: seed 001's static-ability ruling as bare text after its date line, its {1} in
+    Scryfall's symbol markup and one word in <i>: one English text, no French piece."""
+    static = next(line for line in SEED if "cost {1} less" in line)
+    marked = static.replace("{1}", '<abbr class="card-symbol card-symbol-1" title="one generic mana">{1}</abbr>')
+    marked = marked.replace("Static", "<i>Static</i>", 1)
+    html = _page(NOTE + f"<ol><li><p>{SEED_DATE_LINE}</p>\n{marked}\n</li><li><p>{SEED_DATE_LINE}</p>{SEED[4]}</li></ol>")
+    assert _pairs(html) == [(0, "en", None, static), (1, "en", None, SEED[4])]
+
+
 def test_the_names_the_page_marks_by_language(visage):
     assert (visage.title, visage.name_fr, visage.name_en) == (
         "Affaire du visage changeant", "Affaire du visage changeant", "Case of the Shifting Visage")

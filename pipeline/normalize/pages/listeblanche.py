@@ -9,7 +9,9 @@ ParseError naming the document, nothing else.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import takewhile
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
@@ -44,6 +46,19 @@ class ListeBlanchePage:
     name_fr: str | None
     expected_rulings: int  # the count the page announces, else its number of date lines
     rulings: tuple[RulingSighting, ...]  # per ruling: the English copy, then its French copy if shown
+
+
+@dataclass(frozen=True, eq=False)
+class _DateLine:
+    """A date line as the page shows it: an element, or a run of inline text inside a larger box."""
+
+    parts: tuple[Tag | NavigableString, ...]
+    text: str
+
+    def touches(self, node: Tag | NavigableString) -> bool:
+        """Whether ``node`` is, or holds, a part of this date line."""
+        return any(part is node or (isinstance(node, Tag) and any(parent is node for parent in part.parents))
+                   for part in self.parts)
 
 
 @dataclass(frozen=True)
@@ -88,23 +103,45 @@ def _names(soup: BeautifulSoup) -> tuple[str | None, str | None, str | None]:
     return visible_text(h1) or None, names.get("en"), names.get("fr")
 
 
-def _date_lines(soup: BeautifulSoup) -> list[Tag]:
-    """The smallest elements whose whole text is a date line, in page order."""
-    found: list[Tag] = []
+def _date_lines(soup: BeautifulSoup) -> list[_DateLine]:
+    """The date lines, in page order: each the smallest element whose whole text is one, or the run
+    of inline text that is one where it shares its box with other lines (no box of its own)."""
+    found: list[_DateLine] = []
     for string in soup.find_all(string=_DATE_LINE_HINT):
         if not is_visible_string(string):
             continue
-        element = string.parent
-        while isinstance(element, Tag) and element.name not in PAGE_ROOTS:
-            text = visible_text(element)
-            if len(text) > _DATE_LINE_MAX_CHARS:
-                break
-            if _DATE_LINE.fullmatch(text):
-                if not any(element is seen for seen in found):
-                    found.append(element)
-                break
-            element = element.parent
+        line = _date_line_at(string)
+        if line is not None and not any(line.parts[-1] is seen.parts[-1] for seen in found):
+            found.append(line)
     return found
+
+
+def _date_line_at(string: NavigableString) -> _DateLine | None:
+    node: Tag | NavigableString = string
+    while isinstance(node.parent, Tag) and node.parent.name not in PAGE_ROOTS:
+        run = _inline_run(node)
+        text = visible_text_of(run)
+        if len(text) > _DATE_LINE_MAX_CHARS:
+            return None
+        if _DATE_LINE.fullmatch(text):
+            if visible_text(node.parent) == text:
+                return _DateLine((node.parent,), text)
+            return _DateLine(tuple(run), text)
+        node = node.parent
+    return None
+
+
+def _inline_run(node: Tag | NavigableString) -> list[Tag | NavigableString]:
+    """``node`` and the inline text beside it in its box, up to a block or a line break."""
+    if _breaks_line(node):
+        return [node]
+    before = list(takewhile(lambda n: not _breaks_line(n), node.previous_siblings))
+    after = list(takewhile(lambda n: not _breaks_line(n), node.next_siblings))
+    return [*reversed(before), node, *after]
+
+
+def _breaks_line(node: Tag | NavigableString) -> bool:
+    return isinstance(node, Tag) and (is_block(node) or node.name == "br")
 
 
 def _announced_count(soup: BeautifulSoup) -> int | None:
@@ -115,8 +152,8 @@ def _announced_count(soup: BeautifulSoup) -> int | None:
     return None
 
 
-def _block(date_line: Tag, date_lines: list[Tag], doc_id: str) -> _Block:
-    shown = visible_text(date_line)
+def _block(date_line: _DateLine, date_lines: list[_DateLine], doc_id: str) -> _Block:
+    shown = date_line.text
     line = _DATE_LINE.fullmatch(shown)
     try:
         published = parse_french_date(line.group("date")).isoformat()
@@ -128,14 +165,15 @@ def _block(date_line: Tag, date_lines: list[Tag], doc_id: str) -> _Block:
                   english=english, french=french)
 
 
-def _texts_after(date_line: Tag, date_lines: list[Tag]) -> tuple[list[tuple[str | None, str]], str | None]:
+def _texts_after(date_line: _DateLine,
+                 date_lines: list[_DateLine]) -> tuple[list[tuple[str | None, str]], str | None]:
     """(lang marked on it, text) of what follows a date line up to the next one, in its parent, and
     the language in force there (the page's: what a text with no mark of its own is written in).
 
     A date line boxed on its own (nothing after it in its parent) is stepped out of, as long as the
     box holds no other date line.
     """
-    anchor = date_line
+    anchor = date_line.parts[-1]
     texts = _following_texts(anchor, date_lines)
     while not texts and _may_step_out(anchor, date_lines):
         anchor = anchor.parent
@@ -144,29 +182,37 @@ def _texts_after(date_line: Tag, date_lines: list[Tag]) -> tuple[list[tuple[str 
     return texts, (in_force.split("-")[0] if in_force else None)
 
 
-def _following_texts(anchor: Tag, date_lines: list[Tag]) -> list[tuple[str | None, str]]:
+def _following_texts(anchor: Tag | NavigableString, date_lines: list[_DateLine]) -> list[tuple[str | None, str]]:
+    return _sibling_texts(anchor.next_siblings, None, date_lines)
+
+
+def _sibling_texts(nodes: Iterable[Tag | NavigableString], own: str | None,
+                   date_lines: list[_DateLine] = ()) -> list[tuple[str | None, str]]:
+    """(lang marked on it, text) of a sequence of siblings up to the first that holds a date line:
+    each block (or element marked English or French) on its own, each run of inline text between
+    them and line breaks as one text, marked ``own``."""
     texts: list[tuple[str | None, str]] = []
-    for sibling in anchor.next_siblings:
-        if isinstance(sibling, Tag):
-            if _holds_date_line(sibling, date_lines):
+    run: list[Tag | NavigableString] = []
+    for node in [*nodes, None]:
+        if node is not None and any(line.touches(node) for line in date_lines):
+            node = None
+        if node is None or _breaks_line(node) or (isinstance(node, Tag) and _own_lang(node)):
+            if run and (text := visible_text_of(run)):
+                texts.append((own, text))
+            run = []
+            if node is None:
                 break
-            texts.extend(_texts_by_language(sibling))
-        elif isinstance(sibling, NavigableString) and is_visible_string(sibling) and sibling.strip():
-            texts.append((None, visible_text(sibling)))
+            if node.name != "br":
+                texts.extend((lang or own, text) for lang, text in _texts_by_language(node))
+        elif isinstance(node, Tag) or is_visible_string(node):
+            run.append(node)
     return texts
 
 
-def _may_step_out(anchor: Tag, date_lines: list[Tag]) -> bool:
+def _may_step_out(anchor: Tag | NavigableString, date_lines: list[_DateLine]) -> bool:
     parent = anchor.parent
-    return isinstance(parent, Tag) and parent.name not in PAGE_ROOTS and _count_date_lines(parent, date_lines) == 1
-
-
-def _count_date_lines(tag: Tag, date_lines: list[Tag]) -> int:
-    return sum(1 for line in date_lines if line is tag or any(parent is tag for parent in line.parents))
-
-
-def _holds_date_line(tag: Tag, date_lines: list[Tag]) -> bool:
-    return _count_date_lines(tag, date_lines) > 0
+    return (isinstance(parent, Tag) and parent.name not in PAGE_ROOTS
+            and sum(1 for line in date_lines if line.touches(parent)) == 1)
 
 
 def _texts_by_language(box: Tag) -> list[tuple[str | None, str]]:
@@ -176,19 +222,7 @@ def _texts_by_language(box: Tag) -> list[tuple[str | None, str]]:
     if len(_languages_within(box)) <= 1:
         text = visible_text(box)
         return [(_marked_lang(box), text)] if text else []
-    own = _own_lang(box)
-    texts: list[tuple[str | None, str]] = []
-    run: list[Tag | NavigableString] = []
-    for child in [*box.children, None]:
-        if child is None or (isinstance(child, Tag) and (is_block(child) or _own_lang(child))):
-            if run and (text := visible_text_of(run)):
-                texts.append((own, text))
-            run = []
-            if child is not None:
-                texts.extend((lang or own, text) for lang, text in _texts_by_language(child))
-        elif isinstance(child, Tag) or is_visible_string(child):
-            run.append(child)
-    return texts
+    return _sibling_texts(box.children, _own_lang(box))
 
 
 def _languages_within(box: Tag) -> set[str | None]:
