@@ -195,6 +195,17 @@ def test_a_gallery_box_in_the_rulings_section_is_a_picture_not_a_ruling():
         "The first ability of a Case is always active."]
 
 
+def test_a_card_count_with_a_thousands_separator(wiki):
+    """Constructed from the wiki fixture: its Statistics count written as MediaWiki's formatnum writes
+    numbers of four digits and more ("1,651 cards", a count of the size of a large type). The page
+    is read, not refused; the figures and rulings stay as they are."""
+    html = page(WIKI_PAGE).decode("utf-8")
+    assert html.count("<td>15 cards<br>") == 1
+    parsed = parse_wiki_page(html.replace("<td>15 cards<br>", "<td>1,651 cards<br>"), "doc-000")
+    assert parsed.statistics == WikiStatistics(card_count=1651, figures=wiki.statistics.figures)
+    assert parsed.rulings == wiki.rulings
+
+
 def test_statistics_labels_come_from_symbol_images_or_are_none():
     html = _page('<table><tr><th>Statistics</th><td>3 cards<br><img alt="W"> 33.3% 66.7%</td></tr></table>')
     assert parse_wiki_page(html, "doc").statistics == WikiStatistics(3, (("{W}", "33.3%"), (None, "66.7%")))

@@ -21,7 +21,7 @@ from pipeline.records import RulingSighting
 
 ORIGIN = "mtgwiki"
 
-_CARD_COUNT = re.compile(r"(\d+)\s+cards?\b")
+_CARD_COUNT = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)\s+cards?\b")  # "15 cards", "1,651 cards" (MediaWiki's formatnum)
 _FIGURE = re.compile(r"(?:(\{[^{}\s]+\})\s*)?(\d+(?:\.\d+)?%)")  # optional symbol label, then "6.7%"
 # "719.", "719.1.", "719.3a": a rule number at the start of a quoted rule
 _RULE = re.compile(r"(\d{3}(?:\.\d{1,3}[a-z]?)?)\.?\s+(.+)", re.DOTALL)
@@ -129,7 +129,7 @@ def _statistics(soup: BeautifulSoup, doc_id: str) -> WikiStatistics | None:
     if count is None:
         raise ParseError(doc_id, f"Statistics row unreadable (layout changed?): {text[:80]!r}")
     figures = tuple((symbol or None, percent) for symbol, percent in _FIGURE.findall(text[count.end():]))
-    return WikiStatistics(card_count=int(count.group(1)), figures=figures)
+    return WikiStatistics(card_count=int(count.group(1).replace(",", "")), figures=figures)
 
 
 def _rules_quoted(soup: BeautifulSoup) -> tuple[tuple[str, str], ...]:
