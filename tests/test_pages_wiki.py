@@ -183,6 +183,22 @@ def test_a_navigation_box_after_the_last_section_is_not_rulings(wiki, navbox):
     assert [r.text_as_seen for r in parsed.rulings] == [r.text_as_seen for r in wiki.rulings]
 
 
+def test_a_references_list_the_wiki_appends_to_the_last_section_is_not_rulings(wiki):
+    """Constructed from the wiki fixture: a ruling with a citation mark, and the list of references
+    MediaWiki appends at the end of the content when the page has no References section, which
+    puts it inside Rulings, the page's last section."""
+    html = page(WIKI_PAGE).decode("utf-8")
+    ruling = "always active.</li>"
+    assert html.count(ruling) == 1
+    html = html.replace(ruling, 'always active.<sup id="cite_ref-1"><a href="#cite_note-1">[1]</a></sup></li>')
+    end = html.index("</ul>\n</div></div>") + len("</ul>\n")
+    references = ('<div class="mw-references-wrap"><ol class="references"><li id="cite_note-1">'
+                  '<span class="mw-cite-backlink"><a href="#cite_ref-1">↑</a></span> '
+                  '<span class="reference-text">Murders at Karlov Manor Release Notes</span></li></ol></div>')
+    parsed = parse_wiki_page(html[:end] + references + html[end:], "doc-000")
+    assert [r.text_as_seen for r in parsed.rulings] == [r.text_as_seen for r in wiki.rulings]
+
+
 def test_a_gallery_box_in_the_rulings_section_is_a_picture_not_a_ruling():
     """Constructed: MediaWiki's gallery markup (image in its own box, caption beside it) holding the
     fixture's picture and caption, before a ruling list."""

@@ -176,7 +176,7 @@ def _rulings(soup: BeautifulSoup, doc_id: str) -> tuple[RulingSighting, ...]:
     if blocks is None:
         return ()
     texts = [visible_text(item, skip=LIST_TAGS) for item in list_items(blocks)
-             if not _is_picture(item) and not _in_navigation(item)]
+             if not _is_picture(item) and not _in_navigation(item) and not _is_reference(item)]
     texts = [text for text in texts if text]
     if not texts:
         raise ParseError(doc_id, "a Rulings section holds no readable ruling (layout changed?)")
@@ -189,6 +189,12 @@ def _rulings(soup: BeautifulSoup, doc_id: str) -> tuple[RulingSighting, ...]:
 def _in_navigation(item: Tag) -> bool:
     """A list item of a navigation box or a table, not a ruling."""
     return any(parent.name in _NOT_RULINGS or parent.get("role") == "navigation" for parent in item.parents)
+
+
+def _is_reference(item: Tag) -> bool:
+    """An entry of the references list (MediaWiki's Cite links it back to its mark, "#cite_ref-…"),
+    which the wiki appends to the last section when the page has no References section of its own."""
+    return any(str(link.get("href", "")).startswith("#cite_ref") for link in item.find_all("a"))
 
 
 def _is_picture(item: Tag) -> bool:
