@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from . import cooldown
 from .config import Settings
-from .errors import EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_TEMPFAIL, EXIT_UNAVAILABLE, CasefileError
+from .errors import (EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_TEMPFAIL, EXIT_UNAVAILABLE, CasefileError,
+                     NoWarehouse)
 from .lock import holder_pid
 from .rawstore import DELETING, RawStore, new_run_id, read_manifest
 from .reader import loaded_runs, open_reader, query
@@ -112,6 +113,9 @@ def _warehouse(settings: Settings) -> list[Finding]:
     found = []
     try:
         con = open_reader(path, settings.reader_wait_s)
+    except NoWarehouse:  # a DuckDB file without casefile's tables
+        return [Finding("warn", "warehouse", f"no warehouse at {path} yet (the file holds no casefile tables; "
+                                             "run casefile sync)")]
     except CasefileError as exc:
         return [Finding("fail", "warehouse", str(exc), exc.exit_code)]
     try:

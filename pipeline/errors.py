@@ -76,6 +76,10 @@ class ConfigError(CasefileError):
     exit_code = EXIT_CONFIG
 
 
+class NoWarehouse(ConfigError):
+    """No warehouse to read yet: no file, or a DuckDB file no sync has made casefile's tables in."""
+
+
 class ScryfallError(CasefileError):
     """Scryfall's own error object, with every field it sent reaching the user.
 

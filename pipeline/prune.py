@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .build import RULES_ORIGIN, current_runs, run_origins
 from .config import Settings
+from .errors import NoWarehouse
 from .load.warehouse import open_writer, repoint_documents
 from .lock import SyncLock
 from .rawstore import RUN_ID_FORMAT, RawStore, RunInfo, inode_usage, read_manifest
@@ -142,18 +143,22 @@ def prune(settings: Settings, keep_days: int, dry_run: bool = False, now: dateti
     store = RawStore(settings.raw_dir)
     with SyncLock(settings.lock_path):
         leftovers = 0 if dry_run else store.finish_deletions()
-        loaded = None
+        loaded = None  # no warehouse yet (a file without its tables is none either)
         if settings.warehouse_path.exists():
-            con = open_reader(settings.warehouse_path, settings.reader_wait_s)
             try:
-                loaded = loaded_runs(con)
-            finally:
-                con.close()
+                con = open_reader(settings.warehouse_path, settings.reader_wait_s)
+            except NoWarehouse:
+                con = None
+            if con is not None:
+                try:
+                    loaded = loaded_runs(con)
+                finally:
+                    con.close()
         decided = plan(store.runs(), now or datetime.now(timezone.utc), keep_days, loaded)
         result = PruneResult(decided, bytes_freed([r.path for r in decided.doomed]), dry_run, leftovers)
         if dry_run or not decided.doomed:
             return result
-        if decided.moves and settings.warehouse_path.exists():
+        if decided.moves and loaded is not None:
             con = open_writer(settings.warehouse_path, wait_s=settings.reader_wait_s)
             try:
                 result.repointed = repoint_documents(con, decided.moves, [r.run_id for r in decided.doomed])

@@ -13,7 +13,7 @@ from typing import Iterator
 
 import duckdb
 
-from .errors import ConfigError, TryAgainLater, UsageError, unopenable_warehouse
+from .errors import NoWarehouse, TryAgainLater, UsageError, unopenable_warehouse
 from .resources import read_sql
 
 
@@ -33,7 +33,7 @@ def connect_read_only(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnect
     """
     path = Path(path)
     if not path.exists():
-        raise ConfigError(f"no warehouse at {path} yet: run `casefile sync` (or `casefile rebuild`) first")
+        raise NoWarehouse(f"no warehouse at {path} yet: run `casefile sync` (or `casefile rebuild`) first")
     deadline = time.monotonic() + wait_s
     while True:
         try:
@@ -48,6 +48,12 @@ def connect_read_only(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnect
             time.sleep(0.1)
     # DuckDB's own bar would print into the command's output while a long listing streams out.
     con.execute("SET enable_progress_bar = false")
+    # A DuckDB file without casefile's tables (`duckdb FILE` run before the first sync makes one)
+    # is no warehouse yet, as no file is: not a failing query of the command that reads it.
+    if not con.execute(read_sql("read/has_tables.sql")).fetchone()[0]:
+        con.close()
+        raise NoWarehouse(f"no warehouse at {path} yet: the file holds none of casefile's tables; "
+                          "run `casefile sync` (or `casefile rebuild`) first")
     return con
 
 

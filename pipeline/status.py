@@ -6,6 +6,7 @@ Reads only: the raw store's markers and a read-only warehouse connection.
 from __future__ import annotations
 
 from .config import Settings
+from .errors import NoWarehouse
 from .lock import holder_pid
 from .rawstore import RawStore, inode_usage
 from .reader import loaded_runs, open_reader, query
@@ -33,8 +34,13 @@ def collect_status(settings: Settings, recent: int = 5) -> dict:
         "recent_runs": [],
     }
     loaded: set[str] = set()
+    con = None
     if settings.warehouse_path.exists():
-        con = open_reader(settings.warehouse_path, settings.reader_wait_s)
+        try:
+            con = open_reader(settings.warehouse_path, settings.reader_wait_s)
+        except NoWarehouse:  # a DuckDB file without casefile's tables: not built yet
+            info["warehouse"]["exists"] = False
+    if con is not None:
         try:
             info["warehouse"]["tables"] = {t: query(con, f"SELECT count(*) FROM {t}")[1][0][0] for t in TABLES}
             cols, rows = query(con, "SELECT run_id, mode, status, query FROM sync_run ORDER BY run_id DESC LIMIT 1")

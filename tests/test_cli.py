@@ -55,6 +55,34 @@ def test_sql_without_a_warehouse_says_what_to_do(data_dir, capsys):
     assert "casefile sync" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", [["sql", "SELECT 1"], ["card", "Case"], ["search", "solved"], ["changes"],
+                                     ["rule", "719"], ["rules", "diff", "2024-09-20", "2024-11-08"],
+                                     ["report", "sets"], ["export", "rulings", "--out", "exported"]])
+def test_a_warehouse_file_without_tables_is_no_warehouse_yet(data_dir, capsys, command):
+    """A DuckDB file with no tables where the warehouse belongs (constructed: `duckdb FILE` opened
+    before the first sync makes one) is not a warehouse yet: exit 78 and what to do, as with no
+    file, not a usage error about a missing table."""
+    (data_dir / "warehouse").mkdir()
+    duckdb.connect(str(data_dir / "warehouse" / "casefile.duckdb")).close()
+    command = [str(data_dir / part) if part == "exported" else part for part in command]
+    assert main(["--data-dir", str(data_dir), *command]) == 78
+    err = capsys.readouterr().err
+    assert "no warehouse" in err and "casefile sync" in err and "Catalog Error" not in err
+
+
+def test_status_doctor_and_prune_take_a_warehouse_file_without_tables_for_none(data_dir, capsys):
+    """The constructed file of the test above: status says "not built yet", doctor warns as it
+    does with no file, prune plans without it; none of them stops on the missing tables."""
+    (data_dir / "warehouse").mkdir()
+    duckdb.connect(str(data_dir / "warehouse" / "casefile.duckdb")).close()
+    assert main(["--data-dir", str(data_dir), "status"]) == 0
+    assert "(not built yet)" in capsys.readouterr().out
+    assert main(["--data-dir", str(data_dir), "doctor"]) == 0
+    assert "no warehouse at" in capsys.readouterr().out
+    assert main(["--data-dir", str(data_dir), "prune", "--dry-run"]) == 0
+    assert "deleted" not in capsys.readouterr().err
+
+
 @pytest.fixture
 def synced(data_dir, capsys):
     assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 0
