@@ -22,10 +22,13 @@ _WORD = re.compile(r"\w+(?:'\w+)*")
 
 
 def find_card(con, name: str) -> str:
-    """The oracle id of the card called ``name``: exact match, else the only close one."""
+    """The oracle id of the card called ``name``: exact match, else the only close one; a name
+    that matches nothing as typed is matched again with accents and quote styles folded."""
     if not name.strip():
         raise UsageError("give a card name")
     _, rows = query(con, read_sql("read/card_by_name.sql"), {"name": name.strip()})
+    if not rows:  # as typed it matches nothing: try again with accents and quote styles folded
+        _, rows = query(con, read_sql("read/card_by_name_folded.sql"), {"name": name.strip()})
     if not rows:
         raise UsageError(f"no card named {name!r} in the warehouse")
     best = [r for r in rows if r[2] == rows[0][2]]

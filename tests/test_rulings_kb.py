@@ -4,6 +4,8 @@ import json
 import re
 import shutil
 
+import pytest
+
 from pipeline.cli import main
 
 from conftest import ROOT
@@ -118,6 +120,18 @@ def test_card_lookup_errors(sample_warehouse, capsys):
     assert "no card named" in capsys.readouterr().err
     assert main(["--data-dir", str(sample_warehouse), "card", "shifting visage", "--format", "csv"]) == 0
     assert capsys.readouterr().out.startswith("n,published_at,source,text,seen_on,translations,rules,ruling_id\n1,2024-02-02,wotc,")
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("Case of the Gorgon’s Kiss", "Case of the Gorgon's Kiss"),  # the apostrophe as the rulings print it
+    ("gorgon‘s kiss", "Case of the Gorgon's Kiss"),
+    ("Affaire du Pacte fracasse", "Case of the Shattered Pact"),  # its French name, typed without the accent
+    ("FALCAO FURTADO", "Case of the Filched Falcon"),  # part of its Portuguese name, "Caso do Falcão Furtado"
+    ("Case of the Shattered Pact", "Case of the Shattered Pact"),
+])
+def test_card_names_match_whatever_the_quotes_accents_and_case(sample_warehouse, capsys, name, expected):
+    assert main(["--data-dir", str(sample_warehouse), "card", name]) == 0
+    assert capsys.readouterr().out.startswith(expected + "  ")
 
 
 def _state(data):
