@@ -396,6 +396,7 @@ def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> Lo
     from .extract.rules import check_url, fetch_rules, is_url
     from .extract.http import HttpClient
     from .normalize.rules import parse_cr
+    from .rules_link import unknown_keyword_rules
 
     if is_url(source):
         check_url(source)
@@ -408,7 +409,7 @@ def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> Lo
         try:
             fetch_rules(source, client, writer, settings)
             [entry] = writer.entries
-            parse_cr((writer.path / entry.path).read_bytes(), shown)  # refuse a file that is not the CR
+            doc = parse_cr((writer.path / entry.path).read_bytes(), shown)  # refuse a file that is not the CR
             writer.finish(_traffic(client) if client else {"requests": 0, "bytes": entry.bytes, "retries": 0})
         except BaseException as exc:
             writer.fail(f"{exc.__class__.__name__}: {exc}",
@@ -418,6 +419,11 @@ def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> Lo
             if client is not None:
                 client.close()
         results = load_pending(settings, store, fetched=writer.run_id)
+        missing = unknown_keyword_rules(doc)
+        if missing:  # a new edition renumbered or removed them: their keyword links are left out
+            log.warning("the rules effective %s have no rule %s: the keyword table of pipeline/rules_link.py "
+                        "links to them, so no ruling or card gets a keyword link to them from this edition",
+                        doc.effective_date, ", ".join(missing))
         return next(r for r in results if r.run_id == writer.run_id)
 
 

@@ -139,6 +139,25 @@ def test_two_editions_differing_in_one_rule_diff_to_that_rule(tmp_path, capsys):
     assert main(["--data-dir", str(data), "rules", "diff", "2024-09-20", "2023-01-01"]) == 2
 
 
+def test_an_edition_that_renumbered_the_keyword_tables_rules_says_which_links_it_loses(tmp_path, capsys):
+    """A constructed later edition in which 702.169 "Solved" is 702.170 (every number of it
+    renumbered, its text unchanged). The keyword table names 702.169 and 702.169a-d: rulings
+    that state them get no keyword link to the new edition, and the ingest says so."""
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(data), "rules", "ingest", str(EXCERPT)]) == 0
+    assert "keyword" not in capsys.readouterr().err
+    text = EXCERPT.read_text("utf-8")
+    renumbered = text.replace("These rules are effective as of September 20, 2024.",
+                              "These rules are effective as of November 8, 2024.").replace("702.169", "702.170")
+    later = tmp_path / "renumbered.txt"
+    later.write_text(renumbered, "utf-8")
+    assert main(["--data-dir", str(data), "rules", "ingest", str(later)]) == 0
+    err = capsys.readouterr().err
+    assert "2024-11-08" in err and "702.169, 702.169a, 702.169b, 702.169c, 702.169d" in err
+    assert rows(data, "SELECT count(*) FROM ruling_rule WHERE method = 'keyword' AND rule_number LIKE '702.1%'") == [(0,)]
+
+
 def test_a_file_that_is_not_the_rules_is_refused(tmp_path, data_dir, capsys):
     junk = tmp_path / "notes.txt"
     junk.write_text("Shopping list\n", "utf-8")
