@@ -356,7 +356,7 @@ def search(ctx: Context, text: str, limit: int, fmt: str) -> None:
 @main_group.command()
 @click.option("--since", default=None, metavar="RUN_ID|DATE",
               help="Changes of the runs after RUN_ID, or of the runs started on or after DATE (YYYY-MM-DD) "
-                   "[default: the latest run].")
+                   "[default: the latest sync, not a rules ingest].")
 @format_option()
 @pass_ctx
 def changes(ctx: Context, since: str | None, fmt: str) -> None:

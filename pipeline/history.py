@@ -16,9 +16,10 @@ from .resources import read_sql
 
 
 def runs_for(con, since: str | None) -> list[str]:
-    """The runs to report: after a run id, since a date (YYYY-MM-DD), or the latest run."""
+    """The runs to report: after a run id, since a date (YYYY-MM-DD), or the latest sync (not a
+    rules ingest, which changes no card or ruling)."""
     if since is None:
-        _, rows = query(con, "SELECT max(run_id) FROM sync_run")
+        _, rows = query(con, read_sql("read/latest_sync.sql"))
         return [rows[0][0]] if rows and rows[0][0] else []
     params = {"since_run": None, "since_date": None}
     if RUN_ID_RE.match(since):

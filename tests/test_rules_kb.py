@@ -105,6 +105,18 @@ def test_card_shows_each_rulings_rules(kb, capsys):
     assert "719.3a (keyword)" in to_solve["rules"]
 
 
+def test_changes_after_a_rules_ingest_lists_the_latest_syncs_changes(kb, capsys):
+    """A rules ingest is a run that records no change event; `changes` with no --since shows the
+    latest sync's events, not "no changes" of the ingest run."""
+    [(sync_run,)] = rows(kb, "SELECT run_id FROM sync_run WHERE mode = 'offline'")
+    assert rows(kb, "SELECT max(run_id) > ? FROM sync_run", [sync_run]) == [(True,)]  # the ingest came after
+    capsys.readouterr()
+    assert main(["--data-dir", str(kb), "changes", "--format", "json"]) == 0
+    events = json.loads(capsys.readouterr().out)
+    [(expected,)] = rows(kb, "SELECT count(*) FROM change_event WHERE run_id = ?", [sync_run])
+    assert expected > 0 and len(events) == expected and {e["run_id"] for e in events} == {sync_run}
+
+
 def test_windows_1252_with_bare_cr_ingests_to_the_same_rows(tmp_path, kb):
     legacy = tmp_path / "MagicCompRules-legacy.txt"
     legacy.write_bytes(EXCERPT.read_text("utf-8").replace("\n", "\r").encode("cp1252"))
