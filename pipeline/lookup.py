@@ -21,6 +21,10 @@ from .resources import read_sql
 _WORD = re.compile(r"\w+(?:'\w+)*")
 
 
+# The names a lookup matching several cards lists: "Case" in a warehouse of every card matches hundreds.
+_CANDIDATES_SHOWN = 10
+
+
 def find_card(con, name: str) -> str:
     """The oracle id of the card called ``name``: exact match, else the only close one; a name
     that matches nothing as typed is matched again with accents and quote styles folded."""
@@ -33,8 +37,10 @@ def find_card(con, name: str) -> str:
         raise UsageError(f"no card named {name!r} in the warehouse")
     best = [r for r in rows if r[2] == rows[0][2]]
     if len(best) > 1:
-        names = ", ".join(sorted({r[1] for r in best})[:10])
-        raise UsageError(f"{name!r} matches several cards: {names}")
+        candidates = sorted({r[1] for r in best})
+        names = ", ".join(candidates[:_CANDIDATES_SHOWN])
+        more = len(candidates) - _CANDIDATES_SHOWN
+        raise UsageError(f"{name!r} matches several cards: {names}" + (f" … and {more} more" if more > 0 else ""))
     return best[0][0]
 
 

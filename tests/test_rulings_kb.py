@@ -134,6 +134,15 @@ def test_card_names_match_whatever_the_quotes_accents_and_case(sample_warehouse,
     assert capsys.readouterr().out.startswith(expected + "  ")
 
 
+def test_a_name_matching_more_cards_than_are_listed_says_how_many_more(sample_warehouse, capsys):
+    """"Case of the" matches the 15 Cases: the message names the first ones and says how many it
+    leaves out, rather than passing ten names for all of them."""
+    assert main(["--data-dir", str(sample_warehouse), "card", "Case of the"]) == 2
+    err = capsys.readouterr().err
+    shown = err.count("Case of the ")  # each name listed; the one asked for is quoted: 'Case of the'
+    assert 0 < shown < 15 and f"and {15 - shown} more" in err
+
+
 def _state(data):
     tables = ["card", "printing", "ruling", "card_ruling", "ruling_sighting", "ruling_translation", "sync_run"]
     return {t: rows(data, f"SELECT * FROM {t} ORDER BY ALL") for t in tables}
