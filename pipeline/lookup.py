@@ -17,8 +17,9 @@ from .reader import query
 from .resources import read_sql
 
 # A word: letters and digits, with apostrophes inside it ("don't", "card's"); quotes around a
-# word or a phrase are not part of it. search_fold has made every apostrophe and quote straight.
-_WORD = re.compile(r"\w+(?:'\w+)*")
+# word or a phrase are not part of it, nor is "_" (which \w counts as a letter). search_fold has
+# made every apostrophe and quote straight.
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 
 
 # The names a lookup matching several cards lists: "Case" in a warehouse of every card matches hundreds.

@@ -69,6 +69,18 @@ def test_quotes_around_words_are_not_part_of_them(con):
             search_words(nothing)
 
 
+@pytest.mark.parametrize("punctuation", ["_", "__ _", "_'_", "—_…"])
+def test_underscores_are_punctuation_not_a_word(punctuation):
+    # Python's \w counts "_" as a letter: a search for "_" ran and found nothing instead of
+    # asking for a word, as any other punctuation does
+    with pytest.raises(UsageError, match="at least one word"):
+        search_words(punctuation)
+
+
+def test_an_underscore_between_words_separates_them():
+    assert search_words("to_solve")[0] == ["solve", "to"]
+
+
 def test_the_scan_looks_first_for_a_piece_of_a_word_from_its_rarest_letter():
     assert scan_needle(["trample"]) == "mple"  # "m" is rarer than "t", "r" and "a"; four letters at least
     assert scan_needle(["ruling", "004"]) == "004"  # a digit is rarer than any letter
