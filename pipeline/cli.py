@@ -372,7 +372,8 @@ def changes(ctx: Context, since: str | None, fmt: str) -> None:
 
     def show(con) -> None:  # streamed: the first sync of a bulk query lists every card and ruling
         runs = runs_for(con, since)
-        none = f"no changes in {len(runs)} run(s)" if runs else "no runs"
+        none = (f"no changes in {len(runs)} run(s)" if runs else
+                "no runs" if since is not None else "no syncs yet")  # a rules ingest is no sync
         echo_rows(lambda: change_batches(con, runs), fmt, empty_table=none)
 
     _read(ctx, show)

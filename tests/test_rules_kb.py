@@ -117,6 +117,13 @@ def test_changes_after_a_rules_ingest_lists_the_latest_syncs_changes(kb, capsys)
     assert expected > 0 and len(events) == expected and {e["run_id"] for e in events} == {sync_run}
 
 
+def test_changes_with_only_a_rules_ingest_says_no_sync_yet(data_dir, capsys):
+    assert main(["--data-dir", str(data_dir), "-q", "rules", "ingest", str(EXCERPT)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "changes"]) == 0
+    assert capsys.readouterr().out == "no syncs yet\n"
+
+
 def test_windows_1252_with_bare_cr_ingests_to_the_same_rows(tmp_path, kb):
     legacy = tmp_path / "MagicCompRules-legacy.txt"
     legacy.write_bytes(EXCERPT.read_text("utf-8").replace("\n", "\r").encode("cp1252"))
