@@ -17,11 +17,17 @@ from .resources import read_sql
 _NUMBER = re.compile(r"^\d{1,3}(\.\d+[a-z]?)?$")
 
 
-def _edition(con, edition: str | None) -> str:
+def _editions(con) -> list[str]:
+    """The effective dates of the ingested editions, oldest first."""
     _, rows = query(con, read_sql("read/editions.sql"))
     dates = [r[0].isoformat() for r in rows]
     if not dates:
         raise UsageError("no Comprehensive Rules in the warehouse yet: run `casefile rules ingest FILE_OR_URL`")
+    return dates
+
+
+def _edition(con, edition: str | None) -> str:
+    dates = _editions(con)
     if edition is None:
         return dates[-1]
     if edition not in dates:
@@ -57,6 +63,12 @@ def show_rule(con, number: str, edition: str | None = None, limit: int = 0) -> s
         out += _wrap(f"{rule['parent']}  {rule['parent_title'] or rule['parent_text']}", " " * 10, first="Parent:   ")
     _, children = query(con, read_sql("read/rule_children.sql"), {"number": number, "edition": edition})
     out.append(f"Children: {', '.join(c[0] for c in children) if children else 'none'}")
+    newest = _editions(con)[-1]
+    if edition != newest:  # links are made to the newest edition only: "none" here would mislead
+        _, there = query(con, read_sql("read/rule.sql"), {"number": number, "edition": newest})
+        out += ["", f"Rulings and cards are linked to the newest edition only (effective {newest}):",
+                f"  casefile rule {number} --edition {newest}" if there else f"  it has no rule {number}."]
+        return "\n".join(out) + "\n"
     columns, links = query(con, read_sql("read/rule_links.sql"), {"number": number, "edition": edition,
                                                                   "limit": limit})
     rulings = [dict(zip(columns, l)) for l in links if l[0] == "ruling"]

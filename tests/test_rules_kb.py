@@ -177,6 +177,27 @@ def test_an_edition_that_renumbered_the_keyword_tables_rules_says_which_links_it
     assert rows(data, "SELECT count(*) FROM ruling_rule WHERE method = 'keyword' AND rule_number LIKE '702.1%'") == [(0,)]
 
 
+def test_a_rule_of_an_older_edition_says_its_links_are_on_the_newest(tmp_path, capsys):
+    """Links are made to the newest edition only. A rule of an older one (here the excerpt, with a
+    constructed later edition of another effective date beside it) has no links of its own:
+    `rule` says where they are rather than "none", which reads as "no ruling rests on it"."""
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(data), "-q", "rules", "ingest", str(EXCERPT)]) == 0
+    later = tmp_path / "later.txt"
+    later.write_text(EXCERPT.read_text("utf-8").replace("These rules are effective as of September 20, 2024.",
+                                                        "These rules are effective as of November 8, 2024."), "utf-8")
+    assert main(["--data-dir", str(data), "-q", "rules", "ingest", str(later)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data), "rule", "719.3a", "--edition", "2024-09-20"]) == 0
+    old = capsys.readouterr().out
+    assert "Rulings linked: none" not in old and "Cards linked: none" not in old
+    assert "casefile rule 719.3a --edition 2024-11-08" in old
+    assert main(["--data-dir", str(data), "rule", "719.3a"]) == 0
+    newest = capsys.readouterr().out
+    assert "Rulings linked (2):" in newest and "--edition" not in newest
+
+
 def test_a_file_that_is_not_the_rules_is_refused(tmp_path, data_dir, capsys):
     junk = tmp_path / "notes.txt"
     junk.write_text("Shopping list\n", "utf-8")
