@@ -8,6 +8,7 @@ writes the warehouse or opens the network, and puts no time of "now" in the file
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -20,7 +21,7 @@ from pathlib import Path
 import duckdb
 
 from . import __version__
-from .errors import UsageError, printable
+from .errors import CasefileError, TryAgainLater, UsageError, printable
 from .failpoints import failpoint
 from .reader import connect_read_only, query
 from .report import ATTRIBUTION
@@ -132,14 +133,45 @@ def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) ->
             failpoint("during_export")
             write_datasheet(con, tmp, fmt, run, rows)
             write_manifest(tmp, fmt, run, rows)
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
             _remove_empty(made)
+            refused = _write_refused(exc, tmp, out)
+            if refused is not None:
+                raise refused from exc
             raise
     finally:
         con.close()
-    swap_into_place(tmp, out)
+    try:
+        swap_into_place(tmp, out)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)  # a rename that failed left it
+        refused = _write_refused(exc, tmp, out)
+        if refused is None:
+            raise
+        raise refused from exc
     return ExportResult(out, fmt, run["run_id"], rows)
+
+
+def _write_refused(exc: BaseException, tmp: Path, out: Path) -> CasefileError | None:
+    """The error for a write of the export that the system refused: a full disk (or quota) is
+    worth a try later (75); anything else (a file too large, no permission, a read-only file
+    system, ``--out`` a mount point) is where ``--out`` points (2). None for any other failure.
+    DuckDB's write errors are IOExceptions whose message names the file and carries the errno."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        code, reason = exc.errno, exc.strerror or str(exc)
+    elif isinstance(exc, duckdb.IOException) and str(tmp) in str(exc):
+        found = re.search(r'"errno":"(\d+)"', str(exc))
+        code = int(found.group(1)) if found else None
+        reason = os.strerror(code) if code else str(exc).splitlines()[0]
+    else:
+        return None
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        return TryAgainLater(f"cannot write the export beside {out}: {reason}; free some space and run "
+                             "again (the previous export, if any, is unchanged)")
+    hint = "; a mount point cannot be replaced: choose a folder inside it" if code == errno.EBUSY else ""
+    return UsageError(f"--out {out}: cannot write the export there ({reason}{hint}); the previous export, "
+                      "if any, is unchanged")
 
 
 def _first_missing(folder: Path) -> Path | None:

@@ -336,3 +336,72 @@ def test_a_duckdb_file_with_a_sync_run_but_no_rulings_is_a_usage_error(data_dir,
     err = capsys.readouterr().err
     assert err.startswith("casefile: error: the query failed: Catalog Error: ") and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+
+
+def _export_with_file_size_limit(data_dir, out, limit):
+    """A real `casefile export` whose writes beyond ``limit`` bytes per file fail (RLIMIT_FSIZE, with
+    SIGXFSZ ignored: the kernel answers EFBIG, as a file system too small for the files would)."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run([sys.executable, "-m", "pipeline", "export", "rulings", "--out", str(out)],
+                          capture_output=True, text=True, env=subprocess_env(data_dir), timeout=120,
+                          cwd=str(data_dir.parent), preexec_fn=limited)
+
+
+def test_a_dataset_file_the_file_system_refuses_is_a_clear_error_not_a_traceback(sample_data_dir, tmp_path):
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "parquet")
+    before = files_of(out)
+    failed = _export_with_file_size_limit(sample_data_dir, out, 4000)  # rulings.csv is about 20 KB
+    assert failed.returncode == 2, failed.stderr
+    assert failed.stderr.startswith(f"casefile: error: --out {out}: cannot write the export there (")
+    assert "File too large" in failed.stderr and "Traceback" not in failed.stderr
+    assert files_of(out) == before and [p.name for p in tmp_path.iterdir()] == ["export"]
+
+
+def test_a_full_disk_while_the_data_files_are_written_exits_75(sample_data_dir, tmp_path, monkeypatch, capsys):
+    """The error is made here in the shape DuckDB gives a failed write (its message carries the
+    errno): ENOSPC cannot be caused on demand without a file system of its own."""
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    before = files_of(out)
+
+    def full(con, folder, fmt):
+        (folder / f"rulings.{fmt}").write_text("half")
+        raise duckdb.IOException(
+            'IO Error: Async write failed for range [offset=0, size=9]: {"exception_type":"IO",'
+            f'"exception_message":"Could not write file \\"{folder}/rulings.{fmt}\\": No space left on device",'
+            '"errno":"28"}')
+
+    monkeypatch.setattr(export_module, "write_dataset", full)
+    assert run_export(sample_data_dir, out) == 75
+    err = capsys.readouterr().err
+    assert err.startswith(f"casefile: error: cannot write the export beside {out}: No space left on device")
+    assert "Traceback" not in err
+    assert files_of(out) == before and [p.name for p in tmp_path.iterdir()] == ["export"]
+
+
+def test_a_full_disk_while_the_datasheet_is_written_exits_75(sample_data_dir, tmp_path, monkeypatch, capsys):
+    """The OSError is raised here, as Python's write of datasheet.md raises it on a full disk."""
+    import errno
+    import os
+
+    out = tmp_path / "export"
+
+    def full(con, folder, *args):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(folder / "datasheet.md"))
+
+    monkeypatch.setattr(export_module, "write_datasheet", full)
+    assert run_export(sample_data_dir, out) == 75
+    err = capsys.readouterr().err
+    assert err.startswith(f"casefile: error: cannot write the export beside {out}: No space left on device")
+    assert list(tmp_path.iterdir()) == []
