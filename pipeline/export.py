@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import hashlib
 import json
 import os
 import re
 import secrets
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,42 +117,110 @@ def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) ->
     if printable(str(out)) != str(out):
         raise UsageError(f"--out {printable(str(out))}: the path is not valid UTF-8, and DuckDB writes the "
                          "dataset files only to UTF-8 paths; choose a UTF-8 name")
-    clear_leftovers(out)
-    check_target(out)
-    con = _open(warehouse, wait_s)
+    with _turn(out.parent, wait_s):
+        clear_leftovers(out)
+        check_target(out)
+    hold = None  # this export's lock on its temp folder: the folder is in use while it is held
     try:
-        run = _latest_run(con)
-        tmp = _sibling(out, "tmp")
-        made = _first_missing(out.parent)  # the folders this export makes, removed if it fails
+        con = _open(warehouse, wait_s)
         try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            tmp.mkdir()
-        except OSError as exc:
-            _remove_empty(made)
-            raise UsageError(f"--out {out}: cannot make a folder there ({exc.strerror or exc})") from None
+            run = _latest_run(con)
+            tmp = _sibling(out, "tmp")
+            made = _first_missing(out.parent)  # the folders this export makes, removed if it fails
+            try:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                with _turn(out.parent, wait_s):  # made and locked at once: never seen unlocked by another export
+                    tmp.mkdir()
+                    hold = _hold(tmp)
+            except OSError as exc:
+                _remove_empty(made)
+                raise UsageError(f"--out {out}: cannot make a folder there ({exc.strerror or exc})") from None
+            try:
+                rows = write_dataset(con, tmp, fmt)
+                failpoint("during_export")
+                write_datasheet(con, tmp, fmt, run, rows)
+                write_manifest(tmp, fmt, run, rows)
+            except BaseException as exc:
+                shutil.rmtree(tmp, ignore_errors=True)
+                _remove_empty(made)
+                refused = _write_refused(exc, tmp, out)
+                if refused is not None:
+                    raise refused from exc
+                raise
+        finally:
+            con.close()
         try:
-            rows = write_dataset(con, tmp, fmt)
-            failpoint("during_export")
-            write_datasheet(con, tmp, fmt, run, rows)
-            write_manifest(tmp, fmt, run, rows)
+            with _turn(out.parent, wait_s):  # one swap at a time beside ``out``
+                swap_into_place(tmp, out)
         except BaseException as exc:
-            shutil.rmtree(tmp, ignore_errors=True)
-            _remove_empty(made)
+            shutil.rmtree(tmp, ignore_errors=True)  # not renamed: a rename failed, or the wait for the turn
             refused = _write_refused(exc, tmp, out)
             if refused is not None:
                 raise refused from exc
             raise
     finally:
-        con.close()
-    try:
-        swap_into_place(tmp, out)
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)  # a rename that failed left it
-        refused = _write_refused(exc, tmp, out)
-        if refused is None:
-            raise
-        raise refused from exc
+        if hold is not None:
+            os.close(hold)
     return ExportResult(out, fmt, run["run_id"], rows)
+
+
+@contextlib.contextmanager
+def _turn(folder: Path, wait_s: float):
+    """Hold an exclusive lock on ``folder`` (the parent of ``--out``) for the block: exports into one
+    folder clear leftovers, make their temp folders and swap one at a time. Waits ``wait_s`` for
+    another export, then exits 75. A folder that does not exist yet, or a file system without
+    locks, runs the block unlocked."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        fd = None
+    try:
+        deadline = time.monotonic() + wait_s
+        while fd is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise TryAgainLater(f"another export is replacing a folder in {folder}; "
+                                        "try again in a moment") from None
+                time.sleep(0.05)
+            except OSError:  # no locks here
+                break
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # releases the lock
+
+
+def _hold(folder: Path) -> int | None:
+    """Lock ``folder`` (this export's temp folder) until the returned descriptor is closed; the
+    kernel releases it when the process dies, even by kill -9. None where locks are not to be had."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _in_use(folder: Path, pid: int) -> bool:
+    """Whether the export that made ``folder`` still runs: it holds its lock. Where locks are not
+    to be had, whether a process of its pid is alive."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return _alive(pid)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return _alive(pid)
+    finally:
+        os.close(fd)
+    return False
 
 
 def _write_refused(exc: BaseException, tmp: Path, out: Path) -> CasefileError | None:
@@ -212,14 +282,15 @@ def _alive(pid: int) -> bool:
 def clear_leftovers(out: Path) -> list[Path]:
     """The folders a killed export left beside ``out``: removed, except that the previous export,
     moved aside just before the kill, is put back when ``out`` is missing. Folders of exports
-    still running (their pid is alive) are left alone. Returns what was removed or put back."""
+    still running (they hold their lock) are left alone; a pid is no proof, since pids are reused
+    (a container may run every export as the same pid). Returns what was removed or put back."""
     if not out.parent.is_dir():
         return []
     pattern = re.compile(rf"^\.{re.escape(out.name)}\.(\d+)-[0-9a-f]{{8}}\.(tmp|old)$")
     found = []
     for path in sorted(out.parent.iterdir()):
         match = pattern.match(path.name)
-        if not match or not path.is_dir() or _alive(int(match.group(1))):
+        if not match or not path.is_dir() or _in_use(path, int(match.group(1))):
             continue
         if match.group(2) == "old" and not out.exists() and is_export(path):
             os.rename(path, out)

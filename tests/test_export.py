@@ -260,16 +260,86 @@ def test_an_export_killed_at_the_swap_gets_the_previous_export_back(sample_data_
     assert [p.name for p in tmp_path.iterdir()] == ["export"]
 
 
-def test_the_folders_of_an_export_still_running_are_left_alone(sample_data_dir, tmp_path):
+def _start_export(data_dir, out, point, fmt):
+    """A real `casefile export` paused 3 s at failpoint ``point``; returns once it has got there."""
+    import subprocess
+    import sys
+    import time
+
+    from conftest import subprocess_env
+
+    before = set(out.parent.iterdir())
+    process = subprocess.Popen([sys.executable, "-m", "pipeline", "export", "rulings", "--out", str(out),
+                                "--format", fmt], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=subprocess_env(data_dir, CASEFILE_FAILPOINT=f"{point}:sleep=3"),
+                               cwd=str(data_dir.parent))
+    wanted = ".old" if point == "export_swap" else ".tmp"
+    deadline = time.monotonic() + 60
+    while not any(p.name.endswith(wanted) for p in set(out.parent.iterdir()) - before):
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.05)
+    if point == "during_export":  # its data files are written: it is past its start
+        while not any(p.name.endswith(wanted) and any(p.iterdir()) for p in out.parent.iterdir()):
+            time.sleep(0.05)
+    return process
+
+
+def test_the_folder_of_an_export_still_writing_is_left_alone(sample_data_dir, tmp_path, capsys):
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    first = _start_export(sample_data_dir, out, "during_export", "jsonl")
+    try:
+        assert export_module.clear_leftovers(out) == []
+        assert run_export(sample_data_dir, out, "--format", "parquet") == 0  # meanwhile, another export
+        assert (out / "rulings.parquet").is_file()
+    finally:
+        stdout, stderr = first.communicate(timeout=60)
+    assert first.returncode == 0, stderr
+    assert (out / "rulings.jsonl").is_file()  # the first one finished last
+    assert [p.name for p in tmp_path.iterdir()] == ["export"]
+
+
+def test_two_exports_to_one_folder_take_turns_at_the_swap(sample_data_dir, tmp_path, capsys):
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    first = _start_export(sample_data_dir, out, "export_swap", "jsonl")  # its previous export moved aside
+    try:
+        assert run_export(sample_data_dir, out, "--format", "parquet") == 0
+    finally:
+        stdout, stderr = first.communicate(timeout=60)
+    assert first.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    assert (out / "rulings.parquet").is_file()  # the second waited for the first's swap, then replaced it
+    assert [p.name for p in tmp_path.iterdir()] == ["export"]
+
+
+def test_an_export_that_waits_too_long_for_its_turn_exits_75_and_leaves_nothing(sample_data_dir, tmp_path):
+    from pipeline.errors import TryAgainLater
+
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    first = _start_export(sample_data_dir, out, "export_swap", "jsonl")
+    try:
+        with pytest.raises(TryAgainLater, match="another export is replacing a folder in"):
+            export_rulings(warehouse_of(sample_data_dir), out, "parquet", wait_s=0.3)
+    finally:
+        stdout, stderr = first.communicate(timeout=60)
+    assert first.returncode == 0, stderr
+    assert (out / "rulings.jsonl").is_file() and [p.name for p in tmp_path.iterdir()] == ["export"]
+
+
+def test_folders_left_by_a_killed_export_with_this_process_s_pid_are_cleared(sample_data_dir, tmp_path):
+    """The leftovers are made here by renaming a real export: the names a kill at the swap leaves,
+    with the pid this process has now (a container runs each export with the same pid)."""
     import os
 
     out = tmp_path / "export"
     export_rulings(warehouse_of(sample_data_dir), out, "csv")
-    running = tmp_path / f".export.{os.getpid()}-0123abcd.tmp"  # named as this process would name it
-    running.mkdir()
-    assert export_module.clear_leftovers(out) == []
-    export_rulings(warehouse_of(sample_data_dir), out, "csv")
-    assert running.is_dir()
+    before = files_of(out)
+    os.rename(out, tmp_path / f".export.{os.getpid()}-0123abcd.old")
+    (tmp_path / f".export.{os.getpid()}-4567cdef.tmp").mkdir()
+    assert len(export_module.clear_leftovers(out)) == 2
+    assert files_of(out) == before and [p.name for p in tmp_path.iterdir()] == ["export"]
 
 
 def test_out_with_dot_dot_is_the_folder_it_names_and_nothing_is_left_beside_it(sample_data_dir, tmp_path, capsys):
