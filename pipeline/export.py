@@ -66,6 +66,15 @@ COLUMNS = {
     ],
 }
 ROW_MEANING = {"rulings": "distinct ruling", "card_rulings": "link of a card to a ruling"}
+# What each origin of a sighting or translation is, for the datasheet's sources.
+ORIGIN_SITES = {
+    "scryfall-api": "Scryfall's API (https://scryfall.com/docs/api): the rulings with their dates and sources",
+    "scryfall-page": "scryfall.com card pages (https://scryfall.com): copies of the rulings",
+    "listeblanche": "listeblanche.fr (https://listeblanche.fr): copies of the rulings, and French translations "
+                    "the site makes with AI (`machine_translated`)",
+    "mtgwiki": "the MTG wiki (https://mtg.wiki): copies of the rulings; the rulings with source `mtgwiki` are "
+               "the wiki's own text, neither Wizards of the Coast's nor Scryfall's",
+}
 
 
 @dataclass
@@ -348,7 +357,10 @@ def write_datasheet(con, folder: Path, fmt: str, run: dict, rows: dict[str, int]
         lines.append("- CSV has no lists: `oracle_ids`, `card_names`, `translations` and `origins` hold JSON "
                      "arrays as text; an empty list is `[]`.")
     lines += ["- `manifest.json` lists every file with its rows, bytes and sha256.",
-              "", "## Sources and attribution", "", ATTRIBUTION, ""]
+              "", "## Sources and attribution", "", "The rulings were read from:", ""]
+    for origin, n in con.execute(read_sql("export/origins.sql")).fetchall():
+        lines.append(f"- `{origin}` ({n} rulings): {ORIGIN_SITES.get(origin, origin)}")
+    lines += ["", ATTRIBUTION, ""]
     (folder / "datasheet.md").write_text("\n".join(lines), encoding="utf-8")
 
 

@@ -475,3 +475,21 @@ def test_a_full_disk_while_the_datasheet_is_written_exits_75(sample_data_dir, tm
     err = capsys.readouterr().err
     assert err.startswith(f"casefile: error: cannot write the export beside {out}: No space left on device")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_datasheet_names_every_site_its_rulings_were_read_from(sample_warehouse, sample_data_dir, tmp_path):
+    out = tmp_path / "full"
+    export_rulings(warehouse_of(sample_warehouse), out, "jsonl")
+    sources = (out / "datasheet.md").read_text("utf-8").split("## Sources and attribution", 1)[1]
+    origins = {o for r in read_back(out / "rulings.jsonl", "jsonl") for o in r["origins"]}
+    assert origins == {"listeblanche", "mtgwiki", "scryfall-api", "scryfall-page"}
+    for origin in origins:
+        assert f"- `{origin}` (" in sources, origin
+    assert "https://mtg.wiki" in sources and "https://listeblanche.fr" in sources
+    assert "source `mtgwiki` are the wiki's own text" in sources
+    assert "Wizards of the Coast Fan Content Policy" in sources
+
+    api_only = tmp_path / "api"
+    export_rulings(warehouse_of(sample_data_dir), api_only, "jsonl")
+    sources = (api_only / "datasheet.md").read_text("utf-8").split("## Sources and attribution", 1)[1]
+    assert "- `scryfall-api` (40 rulings): " in sources and "mtg.wiki" not in sources and "listeblanche" not in sources
