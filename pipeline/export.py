@@ -16,14 +16,16 @@ import os
 import re
 import secrets
 import shutil
+import signal
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
-from . import __version__
-from .errors import CasefileError, TryAgainLater, UsageError, printable
+from . import __version__, stop
+from .errors import Aborted, CasefileError, TryAgainLater, UsageError, printable
 from .failpoints import failpoint
 from .reader import connect_read_only, query
 from .report import ATTRIBUTION
@@ -116,8 +118,43 @@ def is_export(folder: Path) -> bool:
     return isinstance(manifest, dict) and manifest.get("generator") == GENERATOR
 
 
+STOPPED = "stopped by SIGTERM; the previous export, if any, is unchanged"
+
+
 def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) -> ExportResult:
-    """Write the rulings dataset to folder ``out`` in ``fmt``; the folder appears whole or not at all."""
+    """Write the rulings dataset to folder ``out`` in ``fmt``; the folder appears whole or not at all.
+    SIGTERM stops it with ``Aborted`` (exit 75), its temp folder removed."""
+    with _sigterm_stops():
+        return _export_rulings(warehouse, out, fmt, wait_s)
+
+
+@contextlib.contextmanager
+def _sigterm_stops():
+    """While an export runs, SIGTERM raises ``Aborted``: the cleanup of a failed export runs (the
+    temp folder removed, a previous export moved aside put back). A signal during a DuckDB query
+    interrupts the query, which then fails with DuckDB's own error: stop's flag tells it apart."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        stop.request()
+        raise Aborted(STOPPED)
+
+    stop.clear()
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    except Exception as exc:
+        if stop.requested() and not isinstance(exc, CasefileError):
+            raise Aborted(STOPPED) from exc
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        stop.clear()
+
+
+def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> ExportResult:
     if fmt not in EXPORT_FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     out = Path(out).expanduser().resolve()  # the real folder: "new/.." is the folder new/ would be in
@@ -387,8 +424,8 @@ def swap_into_place(tmp: Path, out: Path) -> None:
         return
     old = _sibling(out, "old")
     os.rename(out, old)
-    failpoint("export_swap")  # the previous export aside, the new one not yet in place
-    try:
+    try:  # whatever stops it here (SIGTERM, Ctrl-C, a failed rename) puts the previous export back
+        failpoint("export_swap")  # the previous export aside, the new one not yet in place
         os.rename(tmp, out)
     except BaseException:
         os.rename(old, out)

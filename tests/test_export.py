@@ -493,3 +493,18 @@ def test_the_datasheet_names_every_site_its_rulings_were_read_from(sample_wareho
     export_rulings(warehouse_of(sample_data_dir), api_only, "jsonl")
     sources = (api_only / "datasheet.md").read_text("utf-8").split("## Sources and attribution", 1)[1]
     assert "- `scryfall-api` (40 rulings): " in sources and "mtg.wiki" not in sources and "listeblanche" not in sources
+
+
+@pytest.mark.parametrize("point", ["during_export", "export_swap"])
+def test_sigterm_stops_an_export_with_75_and_removes_its_temp_folder(sample_data_dir, tmp_path, point):
+    import signal
+
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    before = files_of(out)
+    running = _start_export(sample_data_dir, out, point, "parquet")  # at the swap: the previous one aside
+    running.send_signal(signal.SIGTERM)
+    stdout, stderr = running.communicate(timeout=60)
+    assert running.returncode == 75, stderr
+    assert stderr == "casefile: error: stopped by SIGTERM; the previous export, if any, is unchanged\n"
+    assert files_of(out) == before and [p.name for p in tmp_path.iterdir()] == ["export"]
