@@ -394,10 +394,13 @@ def write_datasheet(con, folder: Path, fmt: str, run: dict, rows: dict[str, int]
         lines.append("- CSV has no lists: `oracle_ids`, `card_names`, `translations` and `origins` hold JSON "
                      "arrays as text; an empty list is `[]`.")
     lines += ["- `manifest.json` lists every file with its rows, bytes and sha256.",
-              "", "## Sources and attribution", "", "The rulings were read from:", ""]
-    for origin, n in con.execute(read_sql("export/origins.sql")).fetchall():
-        lines.append(f"- `{origin}` ({n} rulings): {ORIGIN_SITES.get(origin, origin)}")
-    lines += ["", ATTRIBUTION, ""]
+              "", "## Sources and attribution", ""]
+    origins = con.execute(read_sql("export/origins.sql")).fetchall()
+    if origins:
+        lines += ["The rulings were read from:", ""]
+        lines += [f"- `{origin}` ({n} rulings): {ORIGIN_SITES.get(origin, origin)}" for origin, n in origins]
+        lines.append("")
+    lines += [ATTRIBUTION, ""]
     (folder / "datasheet.md").write_text("\n".join(lines), encoding="utf-8")
 
 
