@@ -164,8 +164,12 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
         raise UsageError(f"--out {printable(str(out))}: the path is not valid UTF-8, and DuckDB writes the "
                          "dataset files only to UTF-8 paths; choose a UTF-8 name")
     with _turn(out.parent, wait_s):
-        clear_leftovers(out)
-        check_target(out)
+        try:
+            clear_leftovers(out)
+            check_target(out)
+        except OSError as exc:  # a folder on the way that may not be listed
+            raise UsageError(f"--out {out}: cannot read the folder {exc.filename or out.parent} "
+                             f"({exc.strerror or exc})") from None
     hold = None  # this export's lock on its temp folder: the folder is in use while it is held
     try:
         con = _open(warehouse, wait_s)

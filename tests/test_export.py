@@ -508,3 +508,26 @@ def test_sigterm_stops_an_export_with_75_and_removes_its_temp_folder(sample_data
     assert running.returncode == 75, stderr
     assert stderr == "casefile: error: stopped by SIGTERM; the previous export, if any, is unchanged\n"
     assert files_of(out) == before and [p.name for p in tmp_path.iterdir()] == ["export"]
+
+
+def test_a_folder_that_cannot_be_listed_is_a_usage_error_not_a_traceback(sample_data_dir, tmp_path, monkeypatch,
+                                                                         capsys):
+    """The PermissionError is raised here, as listing a folder without read permission raises it
+    (the tests run as root, which may list any folder)."""
+    import errno
+    import os
+
+    real_iterdir = Path.iterdir
+
+    def iterdir(self):
+        if self == tmp_path:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+        return real_iterdir(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    assert run_export(sample_data_dir, tmp_path / "export") == 2
+    err = capsys.readouterr().err
+    assert err == (f"casefile: error: --out {tmp_path / 'export'}: cannot read the folder {tmp_path} "
+                   "(Permission denied)\n")
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []
