@@ -380,8 +380,8 @@ def write_datasheet(con, folder: Path, fmt: str, run: dict, rows: dict[str, int]
     lines += [f"| `{stem}.{fmt}` | {rows[stem]} | {ROW_MEANING[stem]} |" for stem in FILES]
     lines += ["", "## Where it comes from", "",
               f"The warehouse as loaded by sync run `{run['run_id']}` (the latest): mode {run['mode']}, "
-              f"sources `{run['sources']}`, started {_iso(run['started_at'])}, finished {_iso(run['finished_at'])}, "
-              f"loaded {_iso(run['loaded_at'])}.", "",
+              f"sources `{run['sources']}`, started {_iso(run['started_at'])}, finished {_iso(run['finished_at'])}.",
+              "",
               "Scryfall queries synced into the warehouse: " + ", ".join(f"`{q}`" for q in queries) + ".", "",
               "Rows of the warehouse tables it was made from:", "",
               "| table | rows |", "| --- | --- |"]

@@ -531,3 +531,13 @@ def test_a_folder_that_cannot_be_listed_is_a_usage_error_not_a_traceback(sample_
                    "(Permission denied)\n")
     monkeypatch.undo()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_rebuilt_warehouse_exports_the_same_bytes(sample_data_dir, tmp_path, fmt):
+    data = tmp_path / "data"
+    shutil.copytree(sample_data_dir, data)
+    export_rulings(warehouse_of(data), tmp_path / "before", fmt)
+    assert main(["--data-dir", str(data), "-q", "rebuild"]) == 0  # the same runs, loaded again
+    export_rulings(warehouse_of(data), tmp_path / "after", fmt)
+    assert files_of(tmp_path / "after") == files_of(tmp_path / "before")
