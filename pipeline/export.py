@@ -190,6 +190,7 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
                 failpoint("during_export")
                 write_datasheet(con, tmp, fmt, run, rows)
                 write_manifest(tmp, fmt, run, rows)
+                _sync_to_disk(tmp)
             except BaseException as exc:
                 shutil.rmtree(tmp, ignore_errors=True)
                 _remove_empty(made)
@@ -202,6 +203,7 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
         try:
             with _turn(out.parent, wait_s):  # one swap at a time beside ``out``
                 swap_into_place(tmp, out)
+                _fsync_folder(out.parent)  # the renames
         except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)  # not renamed: a rename failed, or the wait for the turn
             refused = _write_refused(exc, tmp, out)
@@ -212,6 +214,28 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
         if hold is not None:
             os.close(hold)
     return ExportResult(out, fmt, run["run_id"], rows)
+
+
+def _sync_to_disk(folder: Path) -> None:
+    """Write the files of ``folder``, then the folder itself, to disk before it is renamed into
+    place: after a power cut the export in place holds whole files, not empty ones."""
+    for path in sorted(folder.iterdir()):
+        _fsync(path)
+    _fsync_folder(folder)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """A folder's entries to disk, where the file system allows it (some refuse fsync on a folder)."""
+    with contextlib.suppress(OSError):
+        _fsync(folder)
 
 
 @contextlib.contextmanager

@@ -541,3 +541,31 @@ def test_a_rebuilt_warehouse_exports_the_same_bytes(sample_data_dir, tmp_path, f
     assert main(["--data-dir", str(data), "-q", "rebuild"]) == 0  # the same runs, loaded again
     export_rulings(warehouse_of(data), tmp_path / "after", fmt)
     assert files_of(tmp_path / "after") == files_of(tmp_path / "before")
+
+
+def test_the_files_and_folder_are_on_disk_before_the_folder_is_renamed_into_place(sample_data_dir, tmp_path,
+                                                                                  monkeypatch):
+    import os
+
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    events = []
+    real_fsync, real_rename = os.fsync, os.rename
+
+    def fsync(fd):
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def rename(src, dst):
+        events.append(("rename", str(src), str(dst)))
+        real_rename(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "rename", rename)
+    export_rulings(warehouse_of(sample_data_dir), out, "jsonl")
+    monkeypatch.undo()
+    into_place = next(i for i, e in enumerate(events) if e[0] == "rename" and e[2] == str(out))
+    tmp = events[into_place][1]
+    synced_before = {e[1] for e in events[:into_place] if e[0] == "fsync"}
+    assert {f"{tmp}/{p.name}" for p in out.iterdir()} | {tmp} <= synced_before
+    assert ("fsync", str(tmp_path)) in events[into_place:]  # the renames themselves
