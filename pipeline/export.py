@@ -177,14 +177,20 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
             run = _latest_run(con)
             tmp = _sibling(out, "tmp")
             made = _first_missing(out.parent)  # the folders this export makes, removed if it fails
+            made_tmp = False
             try:
                 out.parent.mkdir(parents=True, exist_ok=True)
                 with _turn(out.parent, wait_s):  # made and locked at once: never seen unlocked by another export
                     tmp.mkdir()
+                    made_tmp = True
                     hold = _hold(tmp)
-            except OSError as exc:
+            except BaseException as exc:  # an OSError, or the wait for the turn (75), or SIGTERM
+                if made_tmp:
+                    shutil.rmtree(tmp, ignore_errors=True)
                 _remove_empty(made)
-                raise UsageError(f"--out {out}: cannot make a folder there ({exc.strerror or exc})") from None
+                if isinstance(exc, OSError):
+                    raise UsageError(f"--out {out}: cannot make a folder there ({exc.strerror or exc})") from None
+                raise
             try:
                 rows = write_dataset(con, tmp, fmt)
                 failpoint("during_export")

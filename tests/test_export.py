@@ -569,3 +569,22 @@ def test_the_files_and_folder_are_on_disk_before_the_folder_is_renamed_into_plac
     synced_before = {e[1] for e in events[:into_place] if e[0] == "fsync"}
     assert {f"{tmp}/{p.name}" for p in out.iterdir()} | {tmp} <= synced_before
     assert ("fsync", str(tmp_path)) in events[into_place:]  # the renames themselves
+
+
+def test_an_export_that_cannot_get_its_turn_removes_the_folders_it_made(sample_data_dir, tmp_path, monkeypatch):
+    """The wait for the turn is made to fail here (a second call of ``_turn``, the one around
+    the temp folder's creation), as another export holding the folder's lock too long would."""
+    from pipeline.errors import TryAgainLater
+
+    real_turn, calls = export_module._turn, []
+
+    def turn(folder, wait_s):
+        calls.append(folder)
+        if len(calls) == 2:
+            raise TryAgainLater("another export is replacing a folder")
+        return real_turn(folder, wait_s)
+
+    monkeypatch.setattr(export_module, "_turn", turn)
+    with pytest.raises(TryAgainLater):
+        export_rulings(warehouse_of(sample_data_dir), tmp_path / "new" / "export", "csv")
+    assert calls == [tmp_path / "new", tmp_path / "new"] and list(tmp_path.iterdir()) == []
