@@ -209,7 +209,6 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
         try:
             with _turn(out.parent, wait_s):  # one swap at a time beside ``out``
                 swap_into_place(tmp, out)
-                _fsync_folder(out.parent)  # the renames
         except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)  # not renamed: a rename failed, or the wait for the turn
             refused = _write_refused(exc, tmp, out)
@@ -458,6 +457,7 @@ def swap_into_place(tmp: Path, out: Path) -> None:
     """Rename the finished folder to ``out``; a previous export is moved aside first, then removed."""
     if not out.exists():
         os.rename(tmp, out)
+        _tidy_after_swap(out, None)
         return
     old = _sibling(out, "old")
     os.rename(out, old)
@@ -468,4 +468,13 @@ def swap_into_place(tmp: Path, out: Path) -> None:
         os.rename(old, out)
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    _tidy_after_swap(out, old)
+
+
+def _tidy_after_swap(out: Path, old: Path | None) -> None:
+    """The renames to disk, and the previous export removed. The new export is in place: a SIGTERM
+    now stops the tidying only, and the next export removes what is left."""
+    with contextlib.suppress(Aborted):
+        _fsync_folder(out.parent)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)

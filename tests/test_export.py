@@ -588,3 +588,26 @@ def test_an_export_that_cannot_get_its_turn_removes_the_folders_it_made(sample_d
     with pytest.raises(TryAgainLater):
         export_rulings(warehouse_of(sample_data_dir), tmp_path / "new" / "export", "csv")
     assert calls == [tmp_path / "new", tmp_path / "new"] and list(tmp_path.iterdir()) == []
+
+
+def test_a_sigterm_once_the_new_export_is_in_place_does_not_report_it_failed(sample_data_dir, tmp_path,
+                                                                           monkeypatch):
+    """Aborted is raised here where the SIGTERM handler would raise it: while the previous export,
+    moved aside, is being removed."""
+    from pipeline.errors import Aborted
+
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    real_rmtree = shutil.rmtree
+
+    def rmtree(path, *args, **kwargs):
+        if str(path).endswith(".old"):
+            raise Aborted("stopped by SIGTERM")
+        return real_rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(export_module.shutil, "rmtree", rmtree)
+    result = export_rulings(warehouse_of(sample_data_dir), out, "jsonl")
+    monkeypatch.undo()
+    assert result.out == out and (out / "rulings.jsonl").is_file()
+    export_rulings(warehouse_of(sample_data_dir), out, "jsonl")  # the next export removes the old one
+    assert [p.name for p in tmp_path.iterdir()] == ["export"]
