@@ -8,6 +8,7 @@ writes the warehouse or opens the network, and puts no time of "now" in the file
 from __future__ import annotations
 
 import contextlib
+import datetime
 import errno
 import fcntl
 import hashlib
@@ -438,6 +439,12 @@ def write_datasheet(con, folder: Path, fmt: str, run: dict, rows: dict[str, int]
 
 
 def _iso(value) -> str:
+    """A time of the run as ISO 8601. The warehouse keeps run times in UTC without a zone (run.json
+    records them with "Z"): a time without one gets "Z" back, so no reader takes it for local time."""
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is None:
+            return value.isoformat() + "Z"
+        return value.astimezone(datetime.timezone.utc).isoformat().replace("+00:00", "Z")
     return value.isoformat() if hasattr(value, "isoformat") else str(value)
 
 

@@ -611,3 +611,14 @@ def test_a_sigterm_once_the_new_export_is_in_place_does_not_report_it_failed(sam
     assert result.out == out and (out / "rulings.jsonl").is_file()
     export_rulings(warehouse_of(sample_data_dir), out, "jsonl")  # the next export removes the old one
     assert [p.name for p in tmp_path.iterdir()] == ["export"]
+
+
+def test_the_run_s_times_keep_their_time_zone(sample_data_dir, tmp_path):
+    out = tmp_path / "export"
+    result = export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    recorded = json.loads((sample_data_dir / "raw" / result.run_id / "run.json").read_text("utf-8"))
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    assert recorded["started_at"].endswith("Z")  # UTC, as run.json records it
+    assert manifest["sync_run"]["started_at"] == recorded["started_at"]
+    assert manifest["sync_run"]["finished_at"].endswith("Z")
+    assert f"started {recorded['started_at']}, " in (out / "datasheet.md").read_text("utf-8")
