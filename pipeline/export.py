@@ -158,7 +158,10 @@ def _sigterm_stops():
 def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> ExportResult:
     if fmt not in EXPORT_FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
-    out = Path(out).expanduser().resolve()  # the real folder: "new/.." is the folder new/ would be in
+    try:
+        out = Path(out).expanduser().resolve()  # the real folder: "new/.." is the folder new/ would be in
+    except (RuntimeError, OSError) as exc:  # symbolic links in a loop (RuntimeError before Python 3.13)
+        raise UsageError(f"--out {printable(str(out))}: cannot follow it to a folder ({exc})") from None
     if not out.name:
         raise UsageError(f"--out {out}: the root folder cannot be replaced; choose a folder in it")
     if printable(str(out)) != str(out):

@@ -622,3 +622,13 @@ def test_the_run_s_times_keep_their_time_zone(sample_data_dir, tmp_path):
     assert manifest["sync_run"]["started_at"] == recorded["started_at"]
     assert manifest["sync_run"]["finished_at"].endswith("Z")
     assert f"started {recorded['started_at']}, " in (out / "datasheet.md").read_text("utf-8")
+
+
+def test_out_that_is_a_symlink_loop_is_a_usage_error(sample_data_dir, tmp_path, capsys):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    assert run_export(sample_data_dir, tmp_path / "a") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"casefile: error: --out {tmp_path / 'a'}: cannot follow it to a folder (")
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b"] and (tmp_path / "a").is_symlink()
