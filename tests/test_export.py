@@ -295,7 +295,8 @@ def test_the_folder_of_an_export_still_writing_is_left_alone(sample_data_dir, tm
     finally:
         stdout, stderr = first.communicate(timeout=60)
     assert first.returncode == 0, stderr
-    assert (out / "rulings.jsonl").is_file()  # the first one finished last
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))  # one export, whole
+    assert sorted(p.name for p in out.iterdir()) == sorted([f["name"] for f in manifest["files"]] + ["manifest.json"])
     assert [p.name for p in tmp_path.iterdir()] == ["export"]
 
 
