@@ -413,9 +413,9 @@ def write_datasheet(con, folder: Path, fmt: str, run: dict, rows: dict[str, int]
     lines += [f"| `{stem}.{fmt}` | {rows[stem]} | {ROW_MEANING[stem]} |" for stem in FILES]
     lines += ["", "## Where it comes from", "",
               f"The warehouse as loaded by sync run `{run['run_id']}` (the latest): mode {run['mode']}, "
-              f"sources `{run['sources']}`, started {_iso(run['started_at'])}, finished {_iso(run['finished_at'])}.",
+              f"sources {_code(run['sources'] or '')}, started {_iso(run['started_at'])}, finished {_iso(run['finished_at'])}.",
               "",
-              "Scryfall queries synced into the warehouse: " + ", ".join(f"`{q}`" for q in queries) + ".", "",
+              "Scryfall queries synced into the warehouse: " + ", ".join(_code(q) for q in queries) + ".", "",
               "Rows of the warehouse tables it was made from:", "",
               "| table | rows |", "| --- | --- |"]
     lines += [f"| `{table}` | {n} |" for table, n in counts]
@@ -439,6 +439,16 @@ def write_datasheet(con, folder: Path, fmt: str, run: dict, rows: dict[str, int]
         lines.append("")
     lines += [ATTRIBUTION, ""]
     (folder / "datasheet.md").write_text("\n".join(lines), encoding="utf-8")
+
+
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span that shows it as it is (CommonMark): fenced by one backtick
+    more than its longest run of them, with a space inside each fence when it starts or ends with a
+    backtick or a space. A line break, which would end the paragraph, shows as a space."""
+    text = " ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _iso(value) -> str:

@@ -633,3 +633,16 @@ def test_out_that_is_a_symlink_loop_is_a_usage_error(sample_data_dir, tmp_path, 
     assert err.startswith(f"casefile: error: --out {tmp_path / 'a'}: cannot follow it to a folder (")
     assert "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b"] and (tmp_path / "a").is_symlink()
+
+
+def test_a_query_with_backticks_shows_whole_in_the_datasheet(warehouse_copy, tmp_path):
+    """The query is a test-only row added to a copy of the sample: Scryfall queries may hold
+    backticks, which would end a Markdown code span of one backtick early."""
+    query = 'o:`x` or name:"a``b"'
+    data = warehouse_copy("INSERT INTO query_card SELECT $q, oracle_id FROM card ORDER BY oracle_id LIMIT 1",
+                          params={"q": query})
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(data), out, "csv")
+    line = next(l for l in (out / "datasheet.md").read_text("utf-8").splitlines() if l.startswith("Scryfall queries"))
+    # a span of three backticks holds runs of one and two as they are (CommonMark code spans)
+    assert line == f'Scryfall queries synced into the warehouse: ```{query}```, `type:"Case"`.'
