@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 from pipeline.normalize.rules import RulesDocument, parse_rule_line, rule_sort_key
-from pipeline.normalize.text import match_key
+from pipeline.normalize.text import folded_text, match_key
 
 # How a link was found, from the most to the least direct. Links sort in this order within a rule.
 METHODS = ("citation", "type_line", "keyword", "wiki_quote", "glossary")
@@ -94,7 +94,7 @@ def link_text(text: str, rules: RulesDocument, *,
     common words such as "Card" and "Target"). Rules ``rules`` lacks are left out.
     """
     key = match_key(text)
-    links = [*_citations(text), *_keywords(key), *_glossary_links(key, rules, terms)]
+    links = [*_citations(text), *_keywords(key), *_glossary_links(key, rules, terms, text)]
     return _known_and_sorted(links, rules)
 
 
@@ -188,18 +188,29 @@ def _keywords(key: str) -> list[RuleLink]:
             if pattern.search(key)]
 
 
-def _glossary_links(key: str, rules: RulesDocument, terms: Iterable[str] | None) -> list[RuleLink]:
+def _glossary_links(key: str, rules: RulesDocument, terms: Iterable[str] | None,
+                    text: str | None = None) -> list[RuleLink]:
+    """The glossary links of a text (``key``: its match key). A term the rules write capitalized
+    only (a type or subtype: "Case") counts only where ``text`` writes it capitalized too: "in
+    that case" is the everyday word. Without ``text``, every term counts in any case."""
     links = []
-    for term, names, pattern, numbers in _wanted_glossary(rules, None if terms is None else tuple(terms)):
+    cased = None  # the text's folded_text, worked out for the first capitalized term found
+    for term, names, pattern, numbers, proper in _wanted_glossary(rules, None if terms is None else tuple(terms)):
         # the pattern matches one of the names: a text with none of them in it is skipped unsearched
-        if any(name in key for name in names) and pattern.search(key):
-            evidence = f'glossary term "{term}"'
-            links.extend(RuleLink(number, "glossary", evidence) for number in numbers)
+        if not (any(name in key for name in names) and pattern.search(key)):
+            continue
+        if proper is not None and text is not None:
+            cased = folded_text(text) if cased is None else cased
+            if not proper.search(cased):
+                continue
+        evidence = f'glossary term "{term}"'
+        links.extend(RuleLink(number, "glossary", evidence) for number in numbers)
     return links
 
 
-# term, names, pattern, rule numbers
-_GlossaryEntry = tuple[str, tuple[str, ...], re.Pattern[str], tuple[str, ...]]
+# term, names, pattern, rule numbers, and for a term the rules write capitalized only, a pattern
+# of its names as written (None for the others)
+_GlossaryEntry = tuple[str, tuple[str, ...], re.Pattern[str], tuple[str, ...], re.Pattern[str] | None]
 
 
 @lru_cache(maxsize=8)
@@ -219,18 +230,60 @@ def _glossary_patterns(rules: RulesDocument) -> tuple[_GlossaryEntry, ...]:
     definition cites.
 
     "Active Player, Nonactive Player" names two; "(Obsolete)" is not part of a name; a trailing
-    "s" is allowed ("Cases"). An entry citing no rule gives no link.
+    "s" is allowed ("Cases"). An entry citing no rule gives no link. A term whose names the
+    entry and the rules it cites (with their subrules) write capitalized wherever they write
+    them is a proper name there (a type or subtype: "Case"), matched only capitalized.
     """
+    children: dict[str, list] = {}
+    for rule in rules.rules:
+        children.setdefault(rule.parent or "", []).append(rule)
     compiled = []
     for entry in rules.glossary:
         numbers = tuple(dict.fromkeys(link.rule_number for link in _citations(entry.text)))
-        names = [match_key(name) for name in re.sub(r"\([^)]*\)", "", entry.term).split(",")]
-        names = [name for name in names if name]
+        written = [folded_text(name) for name in re.sub(r"\([^)]*\)", "", entry.term).split(",")]
+        written = [name for name in written if name]
+        names = [name.casefold() for name in written]
         if not numbers or not names:
             continue
         alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
-        compiled.append((entry.term, tuple(names), re.compile(rf"(?<!\w)(?:{alternatives})s?(?!\w)"), numbers))
+        pattern = re.compile(rf"(?<!\w)(?:{alternatives})s?(?!\w)")
+        compiled.append((entry.term, tuple(names), pattern, numbers,
+                         _proper_pattern(written, pattern, [entry.text, *_texts_under(numbers, rules, children)])))
     return tuple(compiled)
+
+
+def _texts_under(numbers: Iterable[str], rules: RulesDocument, children: dict[str, list]) -> Iterator[str]:
+    """The texts and titles of the rules ``numbers`` and of every rule under them."""
+    stack = [rules.by_number[number] for number in numbers if number in rules.by_number]
+    while stack:
+        rule = stack.pop()
+        yield rule.text
+        if rule.title:
+            yield rule.title
+        stack.extend(children.get(rule.number, ()))
+
+
+def _proper_pattern(written: list[str], pattern: re.Pattern[str], texts: Iterable[str]) -> re.Pattern[str] | None:
+    """A case-sensitive pattern of the names as ``written`` (folded_text), when ``texts`` hold
+    them and write each with its first letter a capital; else None. ``pattern`` finds the names
+    in lower case (a text whose lower case is not as long as it is left out: the places would
+    not line up)."""
+    if not all(name[:1].isupper() for name in written):
+        return None
+    seen = False
+    for text in texts:
+        folded = folded_text(text)
+        lowered = folded.lower()
+        if len(lowered) != len(folded):
+            continue
+        for found in pattern.finditer(lowered):
+            if not folded[found.start()].isupper():
+                return None
+            seen = True
+    if not seen:
+        return None
+    alternatives = "|".join(re.escape(name) for name in sorted(written, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})s?(?!\w)")
 
 
 def _ability_line_links(line: str) -> list[RuleLink]:

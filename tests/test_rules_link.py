@@ -171,6 +171,21 @@ def test_glossary_terms(rules):
     assert glossary("Once a Case becomes solved", terms=["case"]) == [("719", 'glossary term "Case"')]
 
 
+def test_a_subtype_is_a_glossary_term_only_where_it_is_capitalized(rules):
+    """The rules write the subtype "Case" capitalized only (719, its glossary entry), and "solved"
+    in lower case too: "in that case" is the everyday word, not rule 719, and "solved" is linked
+    however it is written. Constructed sentences."""
+    def glossary(text):
+        return sorted({evidence for link in link_text(text, rules, terms=["Case", "Solved"])
+                       if link.method == "glossary" for evidence in link.evidence.split("; ")})
+
+    assert glossary("In that case, the ability does nothing.") == []
+    assert glossary("If that happens, in any case the spell resolves.") == []
+    assert glossary("In that case, the Case stays solved.") == ['glossary term "Case"', 'glossary term "Solved"']
+    assert glossary("In that case, it stays solved.") == ['glossary term "Solved"']
+    assert glossary("Two Cases on the battlefield.") == ['glossary term "Case"']
+
+
 def test_every_card_links_to_719_and_its_keyword_abilities(rules):
     assert len(CARDS) == len(EXPECTED_SOLVED_KIND) == 15
     for card in CARDS:
@@ -266,7 +281,7 @@ def test_the_quick_tests_skip_only_texts_the_patterns_do_not_match(rules, words,
     keyed = [number for pattern, number, _ in rules_link._KEYWORDS if pattern.search(key)]
     assert [link.rule_number for link in rules_link._keywords(key)] == keyed
     glossary = rules_link._wanted_glossary(rules, None)
-    found = [number for _, _, pattern, numbers in glossary if pattern.search(key) for number in numbers]
+    found = [number for _, _, pattern, numbers, _ in glossary if pattern.search(key) for number in numbers]
     assert [link.rule_number for link in rules_link._glossary_links(key, rules, None)] == found
     if "solve" not in text.casefold() and unicodedata.is_normalized("NFKC", text):  # what _ability_line_links skips
         assert not rules_link._TO_SOLVE_LINE.match(key) and not rules_link._SOLVED_LINE.match(key)

@@ -43,12 +43,17 @@ def canonical_text(text: str) -> str:
 
 
 def match_key(text: str) -> str:
-    """The key two copies of one ruling share: NFKC, folded quotes and dashes (a run of them one
-    "-"), no invisible characters, one space, casefolded."""
+    """The key two copies of one ruling share: ``folded_text``, casefolded."""
+    return folded_text(text).casefold()
+
+
+def folded_text(text: str) -> str:
+    """``match_key`` before its casefold: NFKC, folded quotes and dashes (a run of them one "-"),
+    no invisible characters, one space; the letters' case kept."""
     text = _TO_FOLD.sub(lambda found: _FOLDED[found.group()], unicodedata.normalize("NFKC", text))
     if "--" in text:
         text = _HYPHENS.sub("-", text)
-    return _one_space(text).casefold()
+    return _one_space(text)
 
 
 def _one_space(text: str) -> str:
