@@ -222,3 +222,27 @@ def test_translations_are_the_same_when_the_sql_path_builds_the_run(data_dir, tm
         if table != "sync_run":
             assert sql_state[table] == python_state[table], table
     assert len(sql_state["ruling_translation"]) == 16
+
+
+def test_a_rulings_rules_are_listed_in_the_order_of_the_rules_document(tmp_path):
+    """`card` lists the rules a ruling is linked to as the Comprehensive Rules order them: 702.19
+    before 702.169, 719.3a before 719.10, which text order reverses. Constructed rows (the
+    excerpt has no such pair): two rulings of one card, each linked to two rules."""
+    import duckdb
+
+    from pipeline.load.warehouse import apply_schema
+    from pipeline.resources import read_sql
+
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    apply_schema(con)
+    con.execute("INSERT INTO cr_edition VALUES ('2024-09-20', 'doc', 4, 0)")
+    for position, number in enumerate(["702.19", "702.169", "719.3a", "719.10"]):
+        con.execute("INSERT INTO cr_rule VALUES ('2024-09-20', ?, NULL, NULL, 'text', ?)", [number, position])
+    con.execute("INSERT INTO ruling (ruling_id, source, published_at, text, match_key) "
+                "VALUES ('r1', 'wotc', '2024-02-02', 'one', 'one'), ('r2', 'wotc', '2024-02-02', 'two', 'two')")
+    con.execute("INSERT INTO card_ruling (oracle_id, ruling_id, position) VALUES ('o', 'r1', 0), ('o', 'r2', 1)")
+    for ruling_id, number in [("r1", "702.169"), ("r1", "702.19"), ("r2", "719.10"), ("r2", "719.3a")]:
+        con.execute("INSERT INTO ruling_rule (ruling_id, effective_date, rule_number, method, evidence) "
+                    "VALUES (?, '2024-09-20', ?, 'citation', 'x')", [ruling_id, number])
+    listed = [row[-2] for row in con.execute(read_sql("read/card_rulings.sql"), {"oracle_id": "o"}).fetchall()]
+    assert listed == ["702.19 (citation), 702.169 (citation)", "719.3a (citation), 719.10 (citation)"]

@@ -10,8 +10,12 @@ SELECT cr.position + 1 AS n,
        (SELECT string_agg(t.lang || ' (' || t.origin || CASE WHEN t.machine_translated THEN ', machine translation' ELSE '' END
                           || '): ' || t.text, ' | ' ORDER BY t.lang, t.origin)
           FROM ruling_translation t WHERE t.ruling_id = r.ruling_id) AS translations,
-       (SELECT string_agg(l.rule_number || ' (' || l.method || ')', ', ' ORDER BY l.rule_number, l.method)
-          FROM ruling_rule l WHERE l.ruling_id = r.ruling_id
+       -- in the order of the rules document (702.19 before 702.169), which text order is not
+       (SELECT string_agg(l.rule_number || ' (' || l.method || ')', ', '
+                          ORDER BY k.position NULLS LAST, l.rule_number, l.method)
+          FROM ruling_rule l
+          LEFT JOIN cr_rule k ON k.effective_date = l.effective_date AND k.number = l.rule_number
+         WHERE l.ruling_id = r.ruling_id
            AND l.effective_date = (SELECT max(effective_date) FROM cr_edition)) AS rules,
        r.ruling_id
 FROM card_ruling cr
