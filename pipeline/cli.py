@@ -302,16 +302,21 @@ def prune(ctx: Context, keep_days: int, dry_run: bool) -> None:
 @format_option()
 @pass_ctx
 def sql(ctx: Context, statement: str, fmt: str) -> None:
-    """Run one SQL statement on a read-only connection to the warehouse.
+    """Run SQL on a read-only connection to the warehouse and print the rows of its last statement
+    (the ones before it run first, once: a TEMP table, a SET).
 
     \b
     Examples:
       casefile sql "SELECT name, mana_cost FROM card ORDER BY name"
       casefile sql "SELECT count(*) FROM ruling" --format json
     """
-    from .reader import query_batches
+    from .reader import query_batches, run_all_but_last
 
-    _read(ctx, lambda con: echo_rows(lambda: query_batches(con, statement), fmt))
+    def show(con) -> None:
+        last = run_all_but_last(con, statement)
+        echo_rows(lambda: query_batches(con, last), fmt)
+
+    _read(ctx, show)
 
 
 @main_group.command()
@@ -321,7 +326,7 @@ def sql(ctx: Context, statement: str, fmt: str) -> None:
 @pass_ctx
 def card(ctx: Context, name: str, fmt: str) -> None:
     """Show a card: cost, type, Oracle text, then every ruling with its date, source, where it was
-    seen and its translations. NAME may be a unique part of the name.
+    seen and its translations. NAME may be the start or a unique part of the name.
 
     \b
     Examples:

@@ -89,6 +89,19 @@ def query_batches(con: duckdb.DuckDBPyConnection, sql: str, params=None,
     return columns, batches()
 
 
+def run_all_but_last(con: duckdb.DuckDBPyConnection, sql: str) -> str:
+    """Run every statement of ``sql`` but the last, once, and return the last one's text, for
+    ``query_batches`` (which a table may run twice, for its widths: ``CREATE TEMP TABLE t AS …;
+    SELECT … FROM t`` must not make ``t`` twice). A SQL error becomes a usage error."""
+    try:
+        statements = con.extract_statements(sql)
+        for statement in statements[:-1]:
+            con.execute(statement)
+    except duckdb.Error as exc:
+        raise _failed(exc) from None
+    return statements[-1].query if statements else sql
+
+
 def _failed(exc: duckdb.Error) -> UsageError:
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
     return UsageError(f"the query failed: {first}")

@@ -47,7 +47,7 @@ def _wrap(text: str, indent: str = "", width: int = 100, first: str | None = Non
 def show_rule(con, number: str, edition: str | None = None, limit: int = 0) -> str:
     """A rule as a page: its text, its parent and children, then the rulings and cards linked to
     it, at most ``limit`` of each (0: all; a warehouse of every card links thousands to a rule)."""
-    number = number.strip().rstrip(".")
+    number = number.strip().rstrip(".").lower()  # "719.3A" is 719.3a
     if not _NUMBER.match(number):
         raise UsageError(f"{number!r} is not a rule number (like 719, 719.3 or 719.3a)")
     edition = _edition(con, edition)

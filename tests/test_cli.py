@@ -307,6 +307,20 @@ def test_sql_prints_a_listing_of_several_batches_as_a_whole(synced, capsys, fmt)
 
 
 @pytest.mark.parametrize("fmt", ["table", "csv"])
+def test_statements_before_the_last_run_once_even_when_a_table_reads_its_rows_twice(synced, capsys, fmt):
+    """A table of more than one batch runs its query twice (once for the widths): a temp table made
+    before the query must not be made again (it was: "Table with name t already exists")."""
+    statement = "CREATE TEMP TABLE t AS SELECT range AS n FROM range(25003); SELECT n FROM t ORDER BY n"
+    assert main(["--data-dir", str(synced), "sql", statement, "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == ("(25003 rows)" if fmt == "table" else "25002")
+    assert main(["--data-dir", str(synced), "sql", "SELECT 1 AS a; SELECT 2 AS b;", "--format", "csv"]) == 0
+    assert capsys.readouterr().out == "b\n2\n"  # the last statement's rows
+    assert main(["--data-dir", str(synced), "sql", "SELECT 1; SELEC 2"]) == 2
+    assert "the query failed: Parser Error" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv"])
 def test_a_query_that_fails_while_its_rows_stream_is_a_usage_error(synced, capsys, fmt):
     statement = "SELECT CAST(CASE WHEN range < 50000 THEN '1' ELSE 'x' END AS INTEGER) AS v FROM range(60000)"
     assert main(["--data-dir", str(synced), "sql", statement, "--format", fmt]) == 2

@@ -73,6 +73,8 @@ def test_rule_command_output(kb, capsys, golden):
     assert out.startswith("719.3a  (Comprehensive Rules effective 2024-09-20)\n“To solve — [Condition]” means")
     assert "Rulings linked (2):" in out and "Cards linked (30):" in out
     golden("rule_719.3a.txt", out)
+    assert main(["--data-dir", str(kb), "rule", "719.3A"]) == 0  # the letter as typed in capitals
+    assert capsys.readouterr().out == out
 
 
 def test_rule_command_shows_at_most_limit_links_of_each_kind(kb, capsys):
