@@ -217,7 +217,10 @@ def _page_sightings(origin: str, body: bytes, entry: DocEntry, name: str, got: "
                                                f"{len(english)} could be read (layout changed?)")
             return list(page.rulings)
         if origin == "scryfall-page":
-            return list(parse_scryfall_page(body, entry.doc_id, entry.key).rulings)
+            rulings = list(parse_scryfall_page(body, entry.doc_id, entry.key).rulings)
+            if not rulings and entry.key:  # fetched because the API gives the card rulings (extract/pages.py)
+                raise ParseError(entry.doc_id, "the page of a card with rulings shows none (layout changed?)")
+            return rulings
     except ParseError as exc:
         raise ParseError(name, exc.reason) from None
     raise ValueError(f"no page parser for {origin}")

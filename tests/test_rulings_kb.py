@@ -170,6 +170,27 @@ def test_a_page_whose_layout_changed_fails_the_run_and_changes_nothing(data_dir,
     assert "no changes" in capsys.readouterr().out
 
 
+def test_a_scryfall_page_of_a_card_with_rulings_that_shows_none_fails_the_run(data_dir, tmp_path, capsys):
+    """casefile fetches the scryfall.com page of a card only when the API gives it rulings: a page
+    whose rulings heading is gone (constructed: renamed in a copy of the sample's page) has changed
+    its layout, and must not load as a card without page copies."""
+    assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 0
+    before = _state(data_dir)
+    broken = tmp_path / "broken-run"
+    shutil.copytree(ROOT / "data" / "raw" / "sample", broken)
+    [entry] = [json.loads(l) for l in (broken / "manifest.jsonl").read_text().splitlines()
+               if "scryfall-page" in l and "shifting-visage" in l]
+    page = broken / entry["path"]
+    text = page.read_text("utf-8")
+    assert "Notes and Rules Information for" in text
+    page.write_text(text.replace("Notes and Rules Information for", "Rulings of"), "utf-8")
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "sync", "--offline", str(broken)]) == 65
+    err = capsys.readouterr().err
+    assert "case-of-the-shifting-visage" in err and "layout changed" in err
+    assert _state(data_dir) == before
+
+
 def _with_french(tmp_path):
     """A copy of the sample whose Shifting Visage listeblanche page carries marker French copies."""
     run = tmp_path / "with-french"
