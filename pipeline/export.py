@@ -17,8 +17,6 @@ import os
 import re
 import secrets
 import shutil
-import signal
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,34 +123,8 @@ STOPPED = "stopped by SIGTERM; the previous export, if any, is unchanged"
 def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) -> ExportResult:
     """Write the rulings dataset to folder ``out`` in ``fmt``; the folder appears whole or not at all.
     SIGTERM stops it with ``Aborted`` (exit 75), its temp folder removed."""
-    with _sigterm_stops():
+    with stop.sigterm_raises(STOPPED):
         return _export_rulings(warehouse, out, fmt, wait_s)
-
-
-@contextlib.contextmanager
-def _sigterm_stops():
-    """While an export runs, SIGTERM raises ``Aborted``: the cleanup of a failed export runs (the
-    temp folder removed, a previous export moved aside put back). A signal during a DuckDB query
-    interrupts the query, which then fails with DuckDB's own error: stop's flag tells it apart."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        stop.request()
-        raise Aborted(STOPPED)
-
-    stop.clear()
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    except Exception as exc:
-        if stop.requested() and not isinstance(exc, CasefileError):
-            raise Aborted(STOPPED) from exc
-        raise
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        stop.clear()
 
 
 def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> ExportResult:

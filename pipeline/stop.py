@@ -10,9 +10,12 @@ between requests look at it too (``sleep``), so a fetch does not go on for minut
 
 from __future__ import annotations
 
+import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from .errors import Aborted
+from .errors import Aborted, CasefileError
 
 ABORTED_MESSAGE = "stopped by SIGTERM; the run is recorded as aborted and nothing was loaded"
 
@@ -48,3 +51,31 @@ def sleep(seconds: float) -> None:
     ends it with ``Aborted``, so a fetch stops at its next request, not at the commit."""
     pause(seconds)
     check()
+
+
+@contextmanager
+def sigterm_raises(message: str = ABORTED_MESSAGE) -> Iterator[None]:
+    """While the block runs, SIGTERM raises ``Aborted(message)`` wherever the main thread is, so
+    the block's own clean-up runs (a load rolls back, a temp folder goes). A signal during a DuckDB
+    query interrupts the query, which then fails with DuckDB's own error: the flag tells it apart
+    and it leaves as ``Aborted`` too. Off the main thread, where Python takes no signal, nothing
+    is installed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        request()
+        raise Aborted(message)
+
+    clear()
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    except Exception as exc:
+        if requested() and not isinstance(exc, CasefileError):
+            raise Aborted(message) from exc
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        clear()

@@ -8,10 +8,8 @@ replays every complete run through the same build and load steps.
 from __future__ import annotations
 
 import logging
-import signal
-import threading
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,36 +100,12 @@ def _was_signalled(exc: BaseException) -> bool:
     return isinstance(exc, (Aborted, KeyboardInterrupt)) or stop.requested()
 
 
-@contextmanager
-def _sigterm_aborts():
-    """While a sync runs, SIGTERM raises Aborted: the run is marked aborted and the load rolls back."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        stop.request()
-        raise Aborted(ABORTED_MESSAGE)
-
-    stop.clear()
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    except Exception as exc:
-        if stop.requested() and not isinstance(exc, CasefileError):
-            raise Aborted(ABORTED_MESSAGE) from exc
-        raise
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        stop.clear()
-
-
 def sync(settings: Settings, *, query: str | None = None, offline: str | None = None,
          sources: list[str] | None = None, include_multilingual: bool | None = None,
          progress=None, lock_held: bool = False, bulk: str = "auto") -> SyncResult:
     """One sync. ``lock_held``: the caller already holds the sync lock (the CLI takes it first).
     ``bulk``: auto | always | never, which plan a live sync takes (see ``_choose_plan``)."""
-    with _sigterm_aborts():
+    with stop.sigterm_raises():
         with nullcontext() if lock_held else SyncLock(settings.lock_path):
             return _sync(settings, query=query, offline=offline, sources=sources,
                          include_multilingual=include_multilingual, progress=progress, bulk=bulk)
@@ -401,7 +375,7 @@ def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> Lo
     if is_url(source):
         check_url(source)
     store = RawStore(settings.raw_dir)
-    with _sigterm_aborts(), (nullcontext() if lock_held else SyncLock(settings.lock_path)):
+    with stop.sigterm_raises(), (nullcontext() if lock_held else SyncLock(settings.lock_path)):
         client = HttpClient(settings) if is_url(source) else None
         shown = printable(source)  # a file name that is not UTF-8 is recorded with U+FFFD for its bytes
         writer = store.new_run({"mode": "ingest", "query": None, "sources": ["rules"], "rules_source": shown,
@@ -436,7 +410,7 @@ def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
     with the old warehouse in place.
     """
     store = RawStore(settings.raw_dir)
-    with _sigterm_aborts(), SyncLock(settings.lock_path):
+    with stop.sigterm_raises(), SyncLock(settings.lock_path):
         damaged = [run for run in store.runs() if run.damaged is not None]
         if damaged:  # what it held would silently go missing from the rebuilt warehouse
             raise SourceDataError(f"run {damaged[0].run_id}: {damaged[0].damaged}; a rebuild would leave it out: "

@@ -631,12 +631,12 @@ def test_sigterm_during_a_duckdb_query_is_an_abort_not_a_crash():
     import threading
 
     from pipeline.errors import Aborted
-    from pipeline.sync import _sigterm_aborts
+    from pipeline.stop import sigterm_raises
 
     con = duckdb.connect()
     timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM))
     with pytest.raises(Aborted) as caught:
-        with _sigterm_aborts():
+        with sigterm_raises():
             timer.start()
             # a few seconds of work: DuckDB usually stops it at the signal; when it does not, the
             # handler's Aborted comes when the query ends

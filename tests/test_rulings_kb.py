@@ -148,14 +148,19 @@ def _state(data):
     return {t: rows(data, f"SELECT * FROM {t} ORDER BY ALL") for t in tables}
 
 
+def _sample_with_page(tmp_path, origin: str):
+    """A copy of the sample run, and the path in it of Case of the Shifting Visage's ``origin`` page."""
+    run = tmp_path / "broken-run"
+    shutil.copytree(ROOT / "data" / "raw" / "sample", run)
+    [entry] = [e for e in map(json.loads, (run / "manifest.jsonl").read_text().splitlines())
+               if e["origin"] == origin and "shifting-visage" in e["url"]]
+    return run, run / entry["path"]
+
+
 def test_a_page_whose_layout_changed_fails_the_run_and_changes_nothing(data_dir, tmp_path, capsys):
     assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 0
     before = _state(data_dir)
-    broken = tmp_path / "broken-run"
-    shutil.copytree(ROOT / "data" / "raw" / "sample", broken)
-    [entry] = [json.loads(l) for l in (broken / "manifest.jsonl").read_text().splitlines()
-               if "listeblanche" in l and "shifting-visage" in l]
-    page = broken / entry["path"]
+    broken, page = _sample_with_page(tmp_path, "listeblanche")
     # the site moved the rulings' text out of the blocks: the date lines remain, the text is gone
     page.write_text(re.sub(r"<blockquote.*?</blockquote>", "", page.read_text("utf-8"), flags=re.S), "utf-8")
     capsys.readouterr()
@@ -176,11 +181,7 @@ def test_a_scryfall_page_of_a_card_with_rulings_that_shows_none_fails_the_run(da
     its layout, and must not load as a card without page copies."""
     assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 0
     before = _state(data_dir)
-    broken = tmp_path / "broken-run"
-    shutil.copytree(ROOT / "data" / "raw" / "sample", broken)
-    [entry] = [json.loads(l) for l in (broken / "manifest.jsonl").read_text().splitlines()
-               if "scryfall-page" in l and "shifting-visage" in l]
-    page = broken / entry["path"]
+    broken, page = _sample_with_page(tmp_path, "scryfall-page")
     text = page.read_text("utf-8")
     assert "Notes and Rules Information for" in text
     page.write_text(text.replace("Notes and Rules Information for", "Rulings of"), "utf-8")
