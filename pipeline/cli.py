@@ -117,6 +117,14 @@ def write_output(path: Path, text: str) -> None:
     import os
 
     path = path.expanduser()  # a value written as a folder was refused by OutPath
+    if path.is_symlink():  # the file the link names is replaced, the link stays (as export does)
+        try:
+            target = path.resolve()
+        except (RuntimeError, OSError) as exc:  # links in a loop (RuntimeError before Python 3.13)
+            raise UsageError(f"--out {path}: cannot follow the link to a file ({exc})") from None
+        if target.is_symlink():  # a loop that resolve() leaves as it is (Python 3.13 on)
+            raise UsageError(f"--out {path}: the link leads to no file (links in a loop)")
+        path = target
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -292,6 +292,23 @@ def test_out_writes_the_file_and_says_so(synced, tmp_path, capsys):
     assert [p.name for p in target.parent.iterdir()] == ["colors.md"]  # no temp file left behind
 
 
+def test_out_through_a_symbolic_link_writes_the_file_it_names(synced, tmp_path, capsys):
+    """A link kept in a fixed place (a web root) pointing at the file published: the file is
+    replaced, the link stays, as ``export --out`` treats a link. A link in a loop is a usage error."""
+    published = tmp_path / "site" / "colors.md"
+    published.parent.mkdir()
+    published.write_text("old", "utf-8")
+    link = tmp_path / "colors.md"
+    link.symlink_to(published)
+    code, _, _ = report(synced, capsys, "colors", "--format", "markdown", "--out", str(link))
+    assert code == 0 and link.is_symlink()
+    assert published.read_text("utf-8").startswith("| statistics | cards |")
+    loop = tmp_path / "loop.md"
+    loop.symlink_to(loop)
+    code, _, err = report(synced, capsys, "colors", "--out", str(loop))
+    assert code == 2 and "Traceback" not in err and loop.is_symlink()
+
+
 # --- HTML ----------------------------------------------------------------------------------------
 
 class TagBalance(HTMLParser):
