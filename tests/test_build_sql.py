@@ -140,6 +140,34 @@ def test_edge_cases_give_identical_tables(tmp_path):
     assert any("Front // Back" in row for row in sql["card"])
 
 
+def _card_rows(store, runs, tmp_path) -> dict[str, tuple]:
+    """The card table of both paths (asserted equal), by Oracle id."""
+    py, sql = both(tmp_path, store, runs, tables=("card",))
+    assert py == sql
+    return {row[0]: row for row in map(eval, sql["card"])}
+
+
+def test_null_oracle_text_and_colors_of_a_multi_faced_card_are_read_from_its_faces(tmp_path):
+    """Scryfall documents ``oracle_text`` and ``colors`` as nullable, and a multi-faced card's as
+    given on its faces. The inputs are constructed from the transform object of EDGE_CARDS
+    (placeholder texts) with those fields null; the sample's cards pad the page."""
+    transform = EDGE_CARDS[1]
+    oracle = "00000000-0000-4000-8000-0000000001%02x"
+    cards = [{**transform, "id": f"00000000-0000-4000-8000-0000000001{i:02x}", "oracle_id": oracle % i, **change}
+             for i, change in enumerate([
+                 {"oracle_text": None},
+                 {"colors": None},
+                 {"card_faces": [{**face, "colors": None} for face in transform["card_faces"]]},
+             ])]
+    sample = json.loads((ROOT / "data/raw/sample/docs/scryfall-api/00001-search.json").read_text("utf-8"))["data"]
+    store = RawStore(tmp_path / "raw")
+    rows = _card_rows(store, [_edge_run(store, "20260101T000000.000000Z", cards + sample, {})], tmp_path)
+    # oracle_id, name, mana_cost, cmc, colors, color_identity, type_line, oracle_text, layout
+    assert rows[oracle % 0][7] == "A.\n//\nB."
+    assert rows[oracle % 1][4] == ["W", "G"]  # in WUBRG order
+    assert rows[oracle % 2][4] is None  # no face says its colors: unknown, not colorless
+
+
 def test_synthetic_bulk_run_gives_identical_tables(tmp_path):
     from bench.generate import generate
 

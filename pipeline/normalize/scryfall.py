@@ -135,7 +135,7 @@ def _joined(faces: list[dict], key: str, sep: str) -> str | None:
 def _face_colors(faces: list[dict]) -> tuple[str, ...] | None:
     order = "WUBRG"
     seen = {c for f in faces if isinstance(f.get("colors"), list) for c in f["colors"] if isinstance(c, str)}
-    if not any("colors" in f for f in faces):
+    if all(f.get("colors") is None for f in faces):  # no face says its colors: unknown
         return None
     return tuple(sorted(seen, key=lambda c: (order.find(c) if c in order else 99, c)))
 
@@ -150,12 +150,14 @@ def card_records(item: dict) -> list[Card]:
         if not name:
             raise RecordError("card without a name")
         mana_cost = item["mana_cost"] if isinstance(item.get("mana_cost"), str) else _joined(faces, "mana_cost", " // ")
-        colors = _colors(item["colors"]) if "colors" in item else _face_colors(faces)
+        # colors and oracle_text are null or absent where a multi-faced card gives them per face
+        colors = _colors(item["colors"]) if item.get("colors") is not None else _face_colors(faces)
         return [Card(
             oracle_id=item["oracle_id"], name=name, mana_cost=mana_cost, cmc=_number(item.get("cmc")),
             colors=colors, color_identity=color_identity,
             type_line=_text(item.get("type_line")) or _joined(faces, "type_line", " // "),
-            oracle_text=_text(item.get("oracle_text")) if "oracle_text" in item else _joined(faces, "oracle_text", "\n//\n"),
+            oracle_text=(_text(item["oracle_text"]) if item.get("oracle_text") is not None
+                         else _joined(faces, "oracle_text", "\n//\n")),
             layout=layout)]
     cards = []
     for face in faces:  # reversible_card: no top-level oracle_id, each face names its own
