@@ -168,6 +168,33 @@ def test_null_oracle_text_and_colors_of_a_multi_faced_card_are_read_from_its_fac
     assert rows[oracle % 2][4] is None  # no face says its colors: unknown, not colorless
 
 
+def _reversible_of(card: dict, scryfall_id: str) -> dict:
+    """A reversible_card printing of ``card`` as Scryfall gives one: no top-level oracle_id,
+    cmc, mana_cost, type_line, oracle_text or colors; each face carries them, and its layout."""
+    face = {"object": "card_face", "layout": card["layout"],
+            **{k: card[k] for k in ("oracle_id", "name", "mana_cost", "cmc", "type_line", "oracle_text", "colors")}}
+    top = {k: v for k, v in card.items()
+           if k not in ("oracle_id", "mana_cost", "cmc", "type_line", "oracle_text", "colors")}
+    return {**top, "id": scryfall_id, "layout": "reversible_card", "name": f"{card['name']} // {card['name']}",
+            "set": "sld", "collector_number": "1500", "card_faces": [face, dict(face)]}
+
+
+def test_a_card_seen_on_a_reversible_printing_keeps_the_layout_its_faces_give(tmp_path):
+    """Scryfall documents a card face's ``layout`` as "the layout of this card face, if the card
+    is reversible": ``reversible_card`` is the printing's, not the Oracle card's. Constructed: the
+    sample's Case of the Burning Masks also printed as a reversible card (its faces two copies of
+    its own fields), with the smallest Scryfall id, so its faces are the card's row."""
+    sample = json.loads((ROOT / "data/raw/sample/docs/scryfall-api/00001-search.json").read_text("utf-8"))["data"]
+    masks = sample[0]
+    reversible = _reversible_of(masks, "00000000-0000-4000-8000-000000000001")
+    store = RawStore(tmp_path / "raw")
+    alone = _card_rows(store, [_edge_run(store, "20260101T000000.000000Z", sample, {})], tmp_path / "alone")
+    with_reversible = _card_rows(store, [_edge_run(store, "20260102T000000.000000Z", [reversible] + sample, {})],
+                                 tmp_path / "both")
+    assert with_reversible[masks["oracle_id"]] == alone[masks["oracle_id"]]
+    assert with_reversible[masks["oracle_id"]][8] == "case"
+
+
 def test_synthetic_bulk_run_gives_identical_tables(tmp_path):
     from bench.generate import generate
 

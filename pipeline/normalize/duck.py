@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 # Types of the card object fields casefile reads (Scryfall's documented types,
 # https://scryfall.com/docs/api/cards). Fields not named here are not read at all.
 FACE_TYPE = ("STRUCT(oracle_id VARCHAR, name VARCHAR, mana_cost VARCHAR, cmc DOUBLE, colors VARCHAR[], "
-             "type_line VARCHAR, oracle_text VARCHAR, printed_name VARCHAR, printed_text VARCHAR)")
+             "type_line VARCHAR, oracle_text VARCHAR, printed_name VARCHAR, printed_text VARCHAR, layout VARCHAR)")
 CARD_COLUMNS = {
     "id": "VARCHAR", "oracle_id": "VARCHAR", "name": "VARCHAR", "lang": "VARCHAR", "released_at": "VARCHAR",
     "layout": "VARCHAR", "mana_cost": "VARCHAR", "cmc": "DOUBLE", "type_line": "VARCHAR",

@@ -170,7 +170,8 @@ def card_records(item: dict) -> list[Card]:
         cards.append(Card(
             oracle_id=oracle_id, name=name, mana_cost=_text(face.get("mana_cost")), cmc=_number(face.get("cmc")),
             colors=_colors(face.get("colors")), color_identity=color_identity,
-            type_line=_text(face.get("type_line")), oracle_text=_text(face.get("oracle_text")), layout=layout))
+            type_line=_text(face.get("type_line")), oracle_text=_text(face.get("oracle_text")),
+            layout=_text(face.get("layout")) or layout))  # reversible_card is the printing's layout
     if not cards:
         raise RecordError("card without an oracle_id, on the card or its faces")
     return cards

@@ -17,9 +17,9 @@ WITH candidate AS (
     FROM n_object
     WHERE skip_reason IS NULL AND oracle_id IS NOT NULL
     UNION ALL
-    SELECT  -- reversible cards: no top-level oracle_id, each face names its own
+    SELECT  -- reversible cards: no top-level oracle_id, each face names its own (and its layout)
         f.oracle_id, f.name, f.mana_cost, f.cmc, f.colors, coalesce(color_identity, []), f.type_line, f.oracle_text,
-        coalesce(nullif(layout, ''), 'normal'), run_id, coalesce(nullif(lang, ''), 'en') = 'en', id
+        coalesce(nullif(f.layout, ''), nullif(layout, ''), 'normal'), run_id, coalesce(nullif(lang, ''), 'en') = 'en', id
     FROM (
         SELECT *, unnest(faces) AS f, generate_subscripts(faces, 1) AS i
         FROM n_object
