@@ -137,12 +137,13 @@ def _collect_api(store: RawStore, run: RunInfo, got: _Collected) -> None:
             skipped += len(page.skipped)
             got.skipped.extend(page.skipped)
             got.unknown_fields.update(page.unknown_fields)
-            for printing, cards in page.pairs:
+            for printing, cards, own in page.pairs:
                 got.printings[printing.scryfall_id] = printing
                 got.query_cards.update((run.meta.get("query") or "", card.oracle_id) for card in cards)
-                # the card's Oracle fields come from the newest run, an English printing, the
-                # smallest Scryfall id: any printing would do, this makes the choice repeatable
-                rank = (run.run_id, printing.lang == "en", _neg(printing.scryfall_id))
+                # the card's Oracle fields come from the newest run, a printing that names the card
+                # itself (not a reversible card's face), an English printing, the smallest
+                # Scryfall id: any such printing would do, this makes the choice repeatable
+                rank = (run.run_id, own, printing.lang == "en", _neg(printing.scryfall_id))
                 for card in cards:
                     got.cards.setdefault(card.oracle_id, []).append((rank, card))
         elif entry.kind in ("rulings", "bulk-rulings"):
@@ -185,7 +186,7 @@ def _bulk_page(path, doc: str, terms) -> api.PageRecords:
             page.skipped.append(f"{doc}#{index}: {exc}")
             continue
         page.printings.append(printing)
-        page.pairs.append((printing, cards))
+        page.pairs.append((printing, cards, api.names_its_card(item)))
     return page
 
 

@@ -195,6 +195,26 @@ def test_a_card_seen_on_a_reversible_printing_keeps_the_layout_its_faces_give(tm
     assert with_reversible[masks["oracle_id"]][8] == "case"
 
 
+def test_a_reversible_printing_over_two_cards_does_not_give_them_its_color_identity(tmp_path):
+    """A reversible card's color_identity is the printing's, over both faces; a face that is an
+    Oracle card of its own takes its fields from a printing of its own where there is one.
+    Constructed: the sample's Case of the Burning Masks (red) and Case of the Filched Falcon
+    (blue) as the two faces of one reversible printing, with the smallest Scryfall id."""
+    sample = json.loads((ROOT / "data/raw/sample/docs/scryfall-api/00001-search.json").read_text("utf-8"))["data"]
+    masks = next(c for c in sample if c["name"] == "Case of the Burning Masks" and c["lang"] == "en")
+    falcon = next(c for c in sample if c["name"] == "Case of the Filched Falcon" and c["lang"] == "en")
+    reversible = _reversible_of(masks, "00000000-0000-4000-8000-000000000001")
+    reversible["card_faces"][1] = _reversible_of(falcon, reversible["id"])["card_faces"][0]
+    reversible["name"] = f"{masks['name']} // {falcon['name']}"
+    reversible["color_identity"] = ["U", "R"]
+    store = RawStore(tmp_path / "raw")
+    alone = _card_rows(store, [_edge_run(store, "20260101T000000.000000Z", sample, {})], tmp_path / "alone")
+    with_reversible = _card_rows(store, [_edge_run(store, "20260102T000000.000000Z", [reversible] + sample, {})],
+                                 tmp_path / "both")
+    assert with_reversible == alone
+    assert with_reversible[masks["oracle_id"]][5] == ["R"] and with_reversible[falcon["oracle_id"]][5] == ["U"]
+
+
 def test_synthetic_bulk_run_gives_identical_tables(tmp_path):
     from bench.generate import generate
 

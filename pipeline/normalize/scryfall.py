@@ -202,7 +202,9 @@ def printing_record(item: dict) -> Printing:
 class PageRecords:
     cards: list[Card] = field(default_factory=list)
     printings: list[Printing] = field(default_factory=list)
-    pairs: list[tuple[Printing, list[Card]]] = field(default_factory=list)  # each printing with its card(s)
+    # each printing with its card(s), and whether it names its card itself (False: a reversible
+    # card, whose faces name theirs and whose color_identity is the printing's, over both faces)
+    pairs: list[tuple[Printing, list[Card], bool]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "doc#index: reason"
     unknown_fields: Counter = field(default_factory=Counter)
     objects: int = 0
@@ -225,8 +227,13 @@ def search_page_records(body: bytes, doc: str) -> PageRecords:
             continue
         page.printings.append(printing)
         page.cards.extend(cards)
-        page.pairs.append((printing, cards))
+        page.pairs.append((printing, cards, names_its_card(item)))
     return page
+
+
+def names_its_card(item: dict) -> bool:
+    """Whether a card object gives its Oracle card's fields itself, not only on its faces."""
+    return isinstance(item.get("oracle_id"), str)
 
 
 def set_record(body: bytes, doc: str) -> CardSet:
