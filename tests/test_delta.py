@@ -98,20 +98,25 @@ def test_a_series_of_edits_loads_the_same_by_delta_and_by_full_builds(settings, 
     def symbols_lost_goes(day):  # the copy with symbols goes: the plain one stands alone again
         del day.rulings[next(i for i in day.rulings_of(symbolic) if "{2}{U}" in day.rulings[i]["comment"])]
 
-    def reversible(day):  # a printing becomes a reversible card whose faces are two Oracle cards
-        card = next(c for c in day.cards if c["lang"] == "en" and "card_faces" not in c and day.oracle_of(c) != plain)
+    put_aside = []
+
+    def reversible(day):  # a printing becomes a reversible card whose faces are two Oracle cards; the
+        # second's own printings go, so its face is its row (the first keeps a row of its own printings)
+        put_aside.extend(c for c in day.cards if day.oracle_of(c) == plain)
+        day.cards = [c for c in day.cards if day.oracle_of(c) != plain]
+        card = next(c for c in day.cards if c["lang"] == "en" and "card_faces" not in c)
         first, second = day.oracle_of(card), plain
         face = {"object": "card_face", "mana_cost": card["mana_cost"], "type_line": card["type_line"],
                 "oracle_text": card["oracle_text"], "colors": card["colors"], "cmc": card["cmc"]}
         card["card_faces"] = [{**face, "oracle_id": first, "name": card["name"]},
                               {**face, "oracle_id": second, "name": card["name"] + " Back", "oracle_text": "Reach"}]
         card["layout"] = "reversible_card"
-        card["id"] = "00000000-0000-5000-8000-000000000000"  # the smallest id: its faces become both cards' rows
+        card["id"] = "00000000-0000-5000-8000-000000000000"  # the smallest id: a face still comes after own printings
         for key in ("oracle_id", "mana_cost", "oracle_text", "colors", "type_line"):
             card.pop(key)
 
-    def reversible_goes(day):  # and the printing is gone again
-        day.cards = [c for c in day.cards if c.get("layout") != "reversible_card"]
+    def reversible_goes(day):  # and the printing is gone again; the second card's own printings are back
+        day.cards = [c for c in day.cards if c.get("layout") != "reversible_card"] + put_aside
 
     for edit in (errata, comings_and_goings, back_and_symbols, refusals, symbols_lost_goes, reversible,
                  reversible_goes):
