@@ -95,6 +95,7 @@ class State:
 @dataclass
 class _Collected:
     cards: dict[str, list[tuple]] = field(default_factory=dict)  # oracle_id -> [(rank, Card)]
+    objects_read: int = 0  # card objects read so far: the last copy of a Scryfall id read twice wins
     printings: dict[str, Printing] = field(default_factory=dict)
     sets: dict[str, CardSet] = field(default_factory=dict)
     sightings: list[RulingSighting] = field(default_factory=list)
@@ -142,8 +143,10 @@ def _collect_api(store: RawStore, run: RunInfo, got: _Collected) -> None:
                 got.query_cards.update((run.meta.get("query") or "", card.oracle_id) for card in cards)
                 # the card's Oracle fields come from the newest run, a printing that names the card
                 # itself (not a reversible card's face), an English printing, the smallest
-                # Scryfall id: any such printing would do, this makes the choice repeatable
-                rank = (run.run_id, own, printing.lang == "en", _neg(printing.scryfall_id))
+                # Scryfall id: any such printing would do, this makes the choice repeatable; of
+                # one id read twice, the copy its printing row is from (the last)
+                got.objects_read += 1
+                rank = (run.run_id, own, printing.lang == "en", _neg(printing.scryfall_id), got.objects_read)
                 for card in cards:
                     got.cards.setdefault(card.oracle_id, []).append((rank, card))
         elif entry.kind in ("rulings", "bulk-rulings"):

@@ -215,6 +215,21 @@ def test_a_reversible_printing_over_two_cards_does_not_give_them_its_color_ident
     assert with_reversible[masks["oracle_id"]][5] == ["R"] and with_reversible[falcon["oracle_id"]][5] == ["U"]
 
 
+def test_a_scryfall_id_read_twice_in_a_run_gives_its_card_and_printing_from_the_same_copy(tmp_path):
+    """A search whose pages shift while it is read can show a printing twice; the later copy is
+    the printing's row, and its card's row too. Constructed: the sample's first object again at
+    the end of the page, with a placeholder Oracle text and another collector number."""
+    sample = json.loads((ROOT / "data/raw/sample/docs/scryfall-api/00001-search.json").read_text("utf-8"))["data"]
+    later = {**sample[0], "oracle_text": "Placeholder Oracle text of a later copy.", "collector_number": "999"}
+    store = RawStore(tmp_path / "raw")
+    run = _edge_run(store, "20260101T000000.000000Z", sample + [later], {})
+    py, sql = both(tmp_path, store, [run], tables=("card", "printing"))
+    assert py == sql
+    [card] = [row for row in map(eval, sql["card"]) if row[0] == later["oracle_id"]]
+    [printing] = [row for row in map(eval, sql["printing"]) if row[0] == later["id"]]
+    assert printing[3] == "999" and card[7] == later["oracle_text"]
+
+
 def test_synthetic_bulk_run_gives_identical_tables(tmp_path):
     from bench.generate import generate
 
