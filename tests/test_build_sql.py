@@ -230,6 +230,24 @@ def test_a_scryfall_id_read_twice_in_a_run_gives_its_card_and_printing_from_the_
     assert printing[3] == "999" and card[7] == later["oracle_text"]
 
 
+@pytest.mark.parametrize("date", ["2024-02-30", "0000-01-01", "2024-02-09\n", "\uff12\uff10\uff12\uff14-\uff10\uff12-\uff10\uff19"])
+def test_a_date_that_is_no_calendar_date_is_unknown_on_both_paths(tmp_path, date):
+    """Scryfall documents released_at and published_at as dates. A text of their shape that is no
+    date (30 February, year 0, a line break after it, full-width digits) is an unknown date, or a refused
+    ruling, as other malformed dates are; the warehouse's DATE columns could not hold it.
+    Constructed: the sample's first object with that released_at, and one ruling of it dated so."""
+    sample = json.loads((ROOT / "data/raw/sample/docs/scryfall-api/00001-search.json").read_text("utf-8"))["data"]
+    first = {**sample[0], "released_at": date}
+    store = RawStore(tmp_path / "raw")
+    rulings = {first["oracle_id"]: [EDGE_RULINGS[0], {**EDGE_RULINGS[2], "published_at": date}]}
+    run = _edge_run(store, "20260101T000000.000000Z", [first] + sample[1:], rulings)
+    py, sql = both(tmp_path, store, [run], tables=("printing", "ruling"))
+    assert py == sql
+    [printing] = [row for row in map(eval, sql["printing"]) if row[0] == first["id"]]
+    assert printing[6] is None
+    assert len(sql["ruling"]) == 1
+
+
 def test_synthetic_bulk_run_gives_identical_tables(tmp_path):
     from bench.generate import generate
 

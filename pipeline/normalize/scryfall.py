@@ -11,12 +11,25 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import date
 
 from ..errors import ParseError
 from ..records import Card, CardSet, Printing, RulingSighting
 
 ORIGIN = "scryfall-api"
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _iso_date(value) -> str | None:
+    """An ISO date (YYYY-MM-DD) that is a day of the calendar, as the warehouse's DATE columns
+    take it, or None: "2024-02-30" is no date."""
+    if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
+        return None
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return None
+    return value
 
 # Fields of Scryfall's card object that casefile reads. Everything else is ignored and counted, so
 # a format change shows up in the run summary rather than silently.
@@ -187,11 +200,10 @@ def printing_record(item: dict) -> Printing:
     if not isinstance(number, str):  # collector numbers are text: "79†", "10s", "45p"
         raise RecordError(f"collector_number is not text: {number!r}")
     faces = _faces(item)
-    released = _text(item.get("released_at"))
     return Printing(
         scryfall_id=scryfall_id, oracle_id=oracle_ids[0], set_code=set_code.upper(), collector_number=number,
         lang=_text(item.get("lang")) or "en", rarity=_text(item.get("rarity")),
-        released_at=released if released and _ISO_DATE.match(released) else None,
+        released_at=_iso_date(item.get("released_at")),
         printed_name=_text(item.get("printed_name")) or _joined(faces, "printed_name", " // "),
         printed_text=_text(item.get("printed_text")) or _joined(faces, "printed_text", "\n//\n"),
         digital=item.get("digital") if isinstance(item.get("digital"), bool) else None,
@@ -240,10 +252,9 @@ def set_record(body: bytes, doc: str) -> CardSet:
     obj = load_json(body, doc)
     if not isinstance(obj, dict) or obj.get("object") != "set" or not isinstance(obj.get("code"), str):
         raise ParseError(doc, "expected a Scryfall set object with a code")
-    released = _text(obj.get("released_at"))
     count = obj.get("card_count")
     return CardSet(set_code=obj["code"].upper(), name=_text(obj.get("name")), set_type=_text(obj.get("set_type")),
-                   released_at=released if released and _ISO_DATE.match(released) else None,
+                   released_at=_iso_date(obj.get("released_at")),
                    card_count=count if _is_count(count) else None,
                    digital=obj.get("digital") if isinstance(obj.get("digital"), bool) else None)
 
@@ -277,8 +288,7 @@ def _unreadable_ruling(item) -> str | None:
     """Why a ruling object cannot be a sighting (no comment, no ISO date), or None."""
     if not isinstance(item, dict) or not isinstance(item.get("comment"), str) or not item["comment"].strip():
         return "ruling without a comment"
-    date = item.get("published_at")
-    if not isinstance(date, str) or not _ISO_DATE.match(date):
+    if _iso_date(item.get("published_at")) is None:
         return "ruling without an ISO published_at"
     return None
 

@@ -60,8 +60,11 @@ CREATE OR REPLACE TEMP MACRO cf_face_colors(faces) AS
                   list_distinct(flatten(list_transform(faces, lambda f: coalesce(f.colors, [])))),
                   lambda c: {'k': CASE WHEN c IN ('W', 'U', 'B', 'R', 'G') THEN strpos('WUBRG', c) ELSE 100 END, 'c': c})),
               lambda x: x.c) END;
+-- An ISO date that is a day of the calendar ("2024-02-30" is none; nor is year 0, which Python's
+-- dates do not have), as scryfall.py's _iso_date.
 CREATE OR REPLACE TEMP MACRO cf_iso_date(d) AS
-    CASE WHEN regexp_full_match(d, '[0-9]{4}-[0-9]{2}-[0-9]{2}') THEN d END;
+    CASE WHEN regexp_full_match(d, '[0-9]{4}-[0-9]{2}-[0-9]{2}') AND NOT starts_with(d, '0000')
+              AND try_cast(d AS DATE) IS NOT NULL THEN d END;
 -- Python's str.strip() of a text leaves nothing (every Unicode space of str.isspace()).
 CREATE OR REPLACE TEMP MACRO cf_blank(t) AS
     regexp_full_match(t, '[\t\n\x0B\f\r\x1C-\x1F \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}]*');
