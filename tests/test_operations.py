@@ -658,3 +658,22 @@ def test_doctor_exits_75_while_a_writer_holds_the_warehouse(data_dir, capsys):
     assert result.returncode == 75, result.stdout + result.stderr
     failing = [f for f in json.loads(result.stdout) if f["level"] == "fail"]
     assert len(failing) == 1 and failing[0]["area"] == "warehouse" and "is busy" in failing[0]["finding"]
+
+
+def test_a_retired_ruling_was_last_seen_in_the_sync_before_its_removal_not_in_a_rules_ingest(data_dir):
+    """Constructed: run 1 is the sample (API only); then the rules excerpt is ingested; run 2 is
+    the sample with the last ruling of Case of the Gorgon's Kiss removed. The removed ruling was
+    last seen in run 1: the rules ingest between the two syncs read no card and no ruling."""
+    run1 = EditableRun(data_dir.parent / "run1", sources=["api"])
+    run2 = EditableRun(data_dir.parent / "run2", sources=["api"])
+    run2.edit_rulings("Case of the Gorgon's Kiss", lambda rulings: rulings.pop())
+    excerpt = FIXTURES / "rules" / "cr_case_excerpt.txt"
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run1.path)]) == 0
+    assert main(["--data-dir", str(data_dir), "-q", "rules", "ingest", str(excerpt)]) == 0
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run2.path)]) == 0
+    (first, _), (ingest, _), (second, _) = sql(data_dir, "SELECT run_id, mode FROM sync_run ORDER BY run_id")
+    assert sql(data_dir, "SELECT mode FROM sync_run WHERE run_id = ?", [ingest]) == [("ingest",)]
+    expected = [(first, first, second)]
+    assert sql(data_dir, "SELECT first_seen_run, last_seen_run, removed_in_run FROM retired_ruling") == expected
+    assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
+    assert sql(data_dir, "SELECT first_seen_run, last_seen_run, removed_in_run FROM retired_ruling") == expected

@@ -261,8 +261,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
             _stage(con, table, tables[table], columns)
         _before_views(con, scope)
         _record_changes(con)
-        previous = con.execute("SELECT max(run_id) FROM sync_run").fetchone()[0]
-        con.execute(read_sql("load/retire_rulings.sql"), {"run_id": run_row["run_id"], "previous_run": previous})
+        con.execute(read_sql("load/retire_rulings.sql"), {"run_id": run_row["run_id"]})
         con.execute(read_sql("load/unretire_rulings.sql"))
         for table in STATE_TABLES:
             counts[table] = _apply_scoped(con, table, columns) if table in scope else _merge(con, table)

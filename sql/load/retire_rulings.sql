@@ -1,11 +1,12 @@
 -- Rulings this run no longer has (n_change, before the merge): keep them, with the cards they
--- applied to and the runs that saw them.
+-- applied to and the runs that saw them. The last run that saw one is the latest sync before this
+-- run: a rules ingest reads no card and no ruling.
 INSERT INTO retired_ruling
 WITH gone AS (
     SELECT ruling_id FROM n_change WHERE kind = 'ruling_removed'
 )
 SELECT r.ruling_id, r.source, r.published_at, r.text, r.match_key, cr.cards, seen.first_run,
-       $previous_run,
+       (SELECT max(run_id) FROM sync_run WHERE mode IS DISTINCT FROM 'ingest'),
        $run_id
 FROM old_ruling r
 SEMI JOIN gone USING (ruling_id)
