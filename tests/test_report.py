@@ -219,6 +219,27 @@ def test_a_warehouse_of_several_queries_reports_all_cards_or_one_query(copy_of, 
     assert [line.split(",")[0] for line in out.splitlines()[1:]] == ["MKM", "PMKM"]
 
 
+def test_a_query_counts_the_sightings_on_its_own_cards_only(copy_of, capsys):
+    """Test-only rows: a second query whose current view holds the 12 MKM cards. The 9 rulings
+    every paper Case shares are also seen on the one Case printed only in MKC; those sightings
+    are of a card of no MKM printing and stay out of the query's counts."""
+    data = copy_of("INSERT INTO sync_run (run_id, status, mode, query) "
+                   "VALUES ('20991231T000000.000000Z', 'no_changes', 'offline', 'set:mkm')",
+                   "INSERT INTO query_card SELECT DISTINCT 'set:mkm', oracle_id FROM printing WHERE set_code = 'MKM'")
+    con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"), read_only=True)
+    try:
+        links, everywhere = con.execute(
+            "SELECT (SELECT count(*) FROM card_ruling WHERE oracle_id IN (SELECT oracle_id FROM query_card "
+            "        WHERE query = 'set:mkm')), "
+            "       (SELECT count(*) FROM ruling_sighting WHERE ruling_id IN (SELECT ruling_id FROM card_ruling "
+            "        WHERE oracle_id IN (SELECT oracle_id FROM query_card WHERE query = 'set:mkm')))").fetchone()
+    finally:
+        con.close()
+    assert everywhere > links  # the shared rulings are seen on cards outside the query too
+    rows = report(data, capsys, "rulings", "--query", "set:mkm", "--format", "csv")[1].splitlines()
+    assert f"sightings by origin,scryfall-api,{links}" in rows
+
+
 def _largest_step(con, sql: str, profile) -> tuple[int, dict[str, int]]:
     """Run ``sql`` under DuckDB's profiler: the most rows any step of its plan put out, and the
     rows each table scan read (by table)."""

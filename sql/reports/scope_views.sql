@@ -6,6 +6,9 @@ CREATE TEMP VIEW printing AS SELECT * FROM {db}.main.printing WHERE oracle_id IN
 CREATE TEMP VIEW card_ruling AS SELECT * FROM {db}.main.card_ruling WHERE oracle_id IN (SELECT oracle_id FROM scope_card);
 CREATE TEMP VIEW ruling AS SELECT * FROM {db}.main.ruling
     WHERE ruling_id IN (SELECT ruling_id FROM card_ruling) OR source = 'mtgwiki';
-CREATE TEMP VIEW ruling_sighting AS SELECT * FROM {db}.main.ruling_sighting WHERE ruling_id IN (SELECT ruling_id FROM ruling);
+-- A sighting on a card page counts when the card is the query's (the wiki's name no card).
+CREATE TEMP VIEW ruling_sighting AS SELECT * FROM {db}.main.ruling_sighting
+    WHERE ruling_id IN (SELECT ruling_id FROM ruling)
+      AND (oracle_id IS NULL OR oracle_id IN (SELECT oracle_id FROM scope_card));
 CREATE TEMP VIEW ruling_translation AS SELECT * FROM {db}.main.ruling_translation WHERE ruling_id IN (SELECT ruling_id FROM ruling);
 CREATE TEMP VIEW card_set AS SELECT * FROM {db}.main.card_set WHERE set_code IN (SELECT set_code FROM printing);
