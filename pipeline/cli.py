@@ -373,8 +373,8 @@ def search(ctx: Context, text: str, limit: int, fmt: str) -> None:
 @format_option()
 @pass_ctx
 def changes(ctx: Context, since: str | None, fmt: str) -> None:
-    """What the syncs changed: cards added, removed or changed (errata), rulings added, removed or
-    re-worded, translations added.
+    """What the syncs changed: cards added, removed or changed (errata), rulings added, removed,
+    re-worded or given other cards, translations added.
 
     \b
     Examples:

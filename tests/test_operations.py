@@ -208,7 +208,7 @@ def test_the_changes_of_every_run_name_the_cards_as_the_reference_query_does(dat
 
 
 KIND_ORDER = ["card_added", "card_removed", "card_changed", "ruling_added", "ruling_removed", "ruling_reworded",
-              "translation_added"]
+              "ruling_cards_changed", "translation_added"]
 
 
 def test_a_runs_change_events_are_numbered_from_one_in_the_order_of_their_keys(data_dir, two_runs):
@@ -677,3 +677,34 @@ def test_a_retired_ruling_was_last_seen_in_the_sync_before_its_removal_not_in_a_
     assert sql(data_dir, "SELECT first_seen_run, last_seen_run, removed_in_run FROM retired_ruling") == expected
     assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
     assert sql(data_dir, "SELECT first_seen_run, last_seen_run, removed_in_run FROM retired_ruling") == expected
+
+
+def test_a_ruling_that_moves_from_one_card_to_another_is_one_event(data_dir, capsys):
+    """Constructed: run 1 is the sample (API only); run 2 is the same with the last ruling of Case
+    of the Gorgon's Kiss moved, word for word, to Case of the Market Melee's rulings list. The
+    ruling keeps its id (same source, date and text) and both cards stay: one
+    ``ruling_cards_changed`` event says which card it left and which it joined."""
+    run1 = EditableRun(data_dir.parent / "run1", sources=["api"])
+    run2 = EditableRun(data_dir.parent / "run2", sources=["api"])
+    moved = {}
+
+    def take(rulings):
+        moved["ruling"] = rulings.pop()
+
+    def give(rulings):
+        rulings.append({**moved["ruling"], "oracle_id": run2.oracle_id("Case of the Market Melee")})
+
+    run2.edit_rulings("Case of the Gorgon's Kiss", take)
+    run2.edit_rulings("Case of the Market Melee", give)
+    for run in (run1, run2):
+        assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "changes", "--format", "json"]) == 0
+    events = json.loads(capsys.readouterr().out)
+    [(ruling_id,)] = sql(data_dir, "SELECT ruling_id FROM ruling WHERE text = ?", [moved["ruling"]["comment"]])
+    assert [(e["kind"], e["id"], e["field"], e["before"], e["after"]) for e in events] == [
+        ("ruling_cards_changed", ruling_id, "cards", "Case of the Gorgon's Kiss", "Case of the Market Melee")]
+    assert events[0]["card"] == "Case of the Gorgon's Kiss; Case of the Market Melee"
+    history = sql(data_dir, "SELECT * FROM change_event ORDER BY ALL")
+    assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
+    assert sql(data_dir, "SELECT * FROM change_event ORDER BY ALL") == history

@@ -1,12 +1,36 @@
 -- What the staged state changes compared with the warehouse, before the merge (n_change), from
 -- old_card, old_ruling and old_card_ruling: the warehouse rows the build answers for (all of
--- them, or a delta build's scope; pipeline/load/warehouse.py _before_views).
+-- them, or a delta build's scope; pipeline/load/warehouse.py _before_views). A ruling that stays
+-- but leaves or joins a card that stays is one ruling_cards_changed event (before: the cards it
+-- left, after: the cards it joined).
 -- Columns: kind, oracle_id, ruling_id, previous_ruling_id, field, before, after, name, cards.
 CREATE OR REPLACE TEMP TABLE n_change AS
 WITH added AS (
     SELECT s.ruling_id, s.text FROM stage_ruling s ANTI JOIN old_ruling r USING (ruling_id)
 ), gone AS (
     SELECT r.ruling_id, r.text FROM old_ruling r ANTI JOIN stage_ruling s USING (ruling_id)
+), card_in_or_out AS (  -- the cards this run adds or removes: their links are told by those events
+    SELECT oracle_id FROM stage_card ANTI JOIN old_card USING (oracle_id)
+    UNION ALL
+    SELECT oracle_id FROM old_card ANTI JOIN stage_card USING (oracle_id)
+), relinked AS (
+    -- the links made or undone between a ruling and a card that both stay: one full join of the
+    -- links before and after (only the links in scope, after a delta build)
+    SELECT coalesce(o.ruling_id, s.ruling_id) AS ruling_id, coalesce(o.oracle_id, s.oracle_id) AS oracle_id,
+           s.oracle_id IS NULL AS undone
+    FROM old_card_ruling AS o
+    FULL JOIN stage_card_ruling AS s ON o.oracle_id = s.oracle_id AND o.ruling_id = s.ruling_id
+    WHERE o.oracle_id IS NULL OR s.oracle_id IS NULL
+), moved AS (  -- names as the warehouse holds them before the merge (every card that stays is there)
+    SELECT l.ruling_id,
+           string_agg(c.name, '; ' ORDER BY c.name) FILTER (WHERE l.undone) AS left_cards,
+           string_agg(c.name, '; ' ORDER BY c.name) FILTER (WHERE NOT l.undone) AS joined_cards,
+           list(l.oracle_id ORDER BY l.oracle_id) AS cards
+    FROM (SELECT * FROM relinked
+          WHERE ruling_id NOT IN (SELECT ruling_id FROM added UNION ALL SELECT ruling_id FROM gone)
+            AND oracle_id NOT IN (SELECT oracle_id FROM card_in_or_out)) AS l
+    JOIN card AS c USING (oracle_id)
+    GROUP BY l.ruling_id
 )
 SELECT 'card_added' AS kind, s.oracle_id, NULL::VARCHAR AS ruling_id, NULL::VARCHAR AS previous_ruling_id,
        NULL::VARCHAR AS field, NULL::VARCHAR AS before, s.oracle_text AS after, s.name AS name, NULL::VARCHAR[] AS cards
@@ -44,6 +68,9 @@ FROM gone g
 LEFT JOIN (SELECT ruling_id, list(oracle_id ORDER BY oracle_id) AS cards
            FROM old_card_ruling WHERE ruling_id IN (SELECT ruling_id FROM gone) GROUP BY ruling_id) AS cr
     USING (ruling_id)
+UNION ALL
+SELECT 'ruling_cards_changed', NULL, m.ruling_id, NULL, 'cards', m.left_cards, m.joined_cards, NULL, m.cards
+FROM moved AS m
 UNION ALL
 SELECT 'translation_added', NULL, s.ruling_id, NULL, s.lang, NULL, s.text, s.origin, NULL
 FROM stage_ruling_translation s ANTI JOIN ruling_translation t USING (ruling_id, lang, origin);

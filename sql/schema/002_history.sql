@@ -6,11 +6,12 @@ CREATE TABLE IF NOT EXISTS change_event (
     run_id        VARCHAR NOT NULL,   -- the run that brought the change
     seq           INTEGER NOT NULL,   -- order within the run
     kind          VARCHAR NOT NULL,   -- card_added | card_removed | card_changed | ruling_added |
-                                      -- ruling_removed | ruling_reworded | translation_added
+                                      -- ruling_removed | ruling_reworded | ruling_cards_changed |
+                                      -- translation_added
     oracle_id     VARCHAR,            -- the card (card_*), or NULL
     ruling_id     VARCHAR,            -- the ruling (ruling_*, translation_added); after a reword, the new id
     previous_ruling_id VARCHAR,       -- ruling_reworded: the id of the old wording
-    field         VARCHAR,            -- card_changed: the column; translation_added: the language
+    field         VARCHAR,            -- card_changed: the column; ruling_cards_changed: cards; translation_added: the language
     before        VARCHAR USING COMPRESSION zstd,            -- the old value (text), NULL for additions
     after         VARCHAR USING COMPRESSION zstd,            -- the new value (text), NULL for removals
     name          VARCHAR,            -- card_*: the card's name; translation_added: the origin
