@@ -152,6 +152,26 @@ def test_sets_report_counts_french_translations(copy_of, capsys):
     assert 0 < rows["MKM"]["rulings_fr_pct"] < 100
 
 
+def test_sets_report_rounds_halves_up_as_the_colors_report_does(copy_of, capsys):
+    """Test-only rows: a set TST of 80 cards, 54 of mana value 3 and 26 of mana value 2 (mean
+    2.675), 23 of them with one ruling (28.75 % of the cards, 0.2875 rulings a card). Each figure
+    is an exact half at the last digit shown: it goes up, as the wiki's shares of the colors
+    report do (a float rounding gave 28.7 and 2.67)."""
+    data = copy_of(
+        "INSERT INTO card SELECT 'tst-' || i, 'Test Card ' || i, '', CASE WHEN i < 54 THEN 3 ELSE 2 END, [], [], "
+        "'Enchantment', '', 'normal' FROM range(80) AS t(i)",
+        "INSERT INTO printing SELECT 'tst-p-' || i, 'tst-' || i, 'TST', CAST(i AS VARCHAR), 'en', 'common', NULL, "
+        "NULL, NULL, false, NULL FROM range(80) AS t(i)",
+        "INSERT INTO card_ruling SELECT 'tst-' || i, (SELECT min(ruling_id) FROM ruling WHERE source = 'wotc'), 0 "
+        "FROM range(23) AS t(i)")
+    tst = sets_rows(data, capsys)["TST"]
+    assert wiki_share(23, 80) == "28.8%"
+    assert tst["cards"] == 80
+    assert tst["cards_with_rulings_pct"] == 28.8
+    assert tst["avg_mana_value"] == 2.68
+    assert tst["rulings_per_card"] == 0.29
+
+
 # --- rulings -------------------------------------------------------------------------------------
 
 def test_rulings_report_on_the_sample(synced, capsys):

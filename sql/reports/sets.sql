@@ -2,7 +2,9 @@
 -- Cards are Oracle cards (distinct oracle_id), never translated printings. A card printed at two
 -- rarities in one set counts under both rarities. Colors come from card.colors: no color is
 -- colorless, one color counts under it, two or more count as multicolored; unknown (NULL) colors
--- count in no color column.
+-- count in no color column. Figures are rounded half up, as the colors report's shares
+-- (pipeline/report.py wiki_share): counts in integer arithmetic, the mean mana value as a decimal
+-- (a float's 2.675 is 2.67499..., which round() takes down).
 WITH set_card AS (
     SELECT DISTINCT set_code, oracle_id FROM printing
 ),
@@ -25,8 +27,8 @@ per_set AS (
            count(*) FILTER (WHERE k.color = 'G')                   AS green,
            count(*) FILTER (WHERE k.color = 'multicolored')        AS multicolored,
            avg(k.cmc)                                              AS avg_mana_value,
-           sum(k.rulings) / count(*)                               AS rulings_per_card,
-           count(*) FILTER (WHERE k.rulings > 0) / count(*)        AS with_rulings
+           sum(k.rulings)                                          AS rulings,
+           count(*) FILTER (WHERE k.rulings > 0)                   AS with_rulings
     FROM set_card AS sc JOIN card_rulings AS k USING (oracle_id)
     GROUP BY sc.set_code
 ),
@@ -73,10 +75,10 @@ SELECT s.set_code                                   AS "set",
        p.languages,
        y.common, y.uncommon, y.rare, y.mythic, y.special, y.bonus,
        s.colorless, s.white, s.blue, s.black, s.red, s.green, s.multicolored,
-       round(s.avg_mana_value, 2)                   AS avg_mana_value,
-       round(s.rulings_per_card, 2)                 AS rulings_per_card,
-       round(100 * s.with_rulings, 1)               AS cards_with_rulings_pct,
-       coalesce(round(100 * r.rulings_fr / r.rulings, 1), 0.0) AS rulings_fr_pct
+       CAST(round(CAST(s.avg_mana_value AS DECIMAL(18, 6)), 2) AS DOUBLE) AS avg_mana_value,
+       ((200 * s.rulings + s.cards) // (2 * s.cards)) / 100                   AS rulings_per_card,
+       ((2000 * s.with_rulings + s.cards) // (2 * s.cards)) / 10              AS cards_with_rulings_pct,
+       coalesce(((2000 * r.rulings_fr + r.rulings) // (2 * r.rulings)) / 10, 0.0) AS rulings_fr_pct
 FROM per_set AS s
 JOIN per_set_printing AS p USING (set_code)
 JOIN per_set_rarity AS y USING (set_code)
