@@ -708,3 +708,24 @@ def test_a_ruling_that_moves_from_one_card_to_another_is_one_event(data_dir, cap
     history = sql(data_dir, "SELECT * FROM change_event ORDER BY ALL")
     assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
     assert sql(data_dir, "SELECT * FROM change_event ORDER BY ALL") == history
+
+
+def test_the_rulings_of_a_removed_card_still_name_it(data_dir, capsys):
+    """Constructed: run 1 is the sample (API only); run 2 is the same without Case of the Stashed
+    Skeleton (its printings and its rulings list dropped). Its five rulings, its own only, go with
+    it: their removal, and their addition in run 1, name the card the warehouse no longer holds."""
+    gone = "Case of the Stashed Skeleton"
+    run1 = EditableRun(data_dir.parent / "run1", sources=["api"])
+    run2 = EditableRun(data_dir.parent / "run2", sources=["api"])
+    run2.drop_card(gone)
+    for run in (run1, run2):
+        assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "changes", "--format", "json"]) == 0
+    events = json.loads(capsys.readouterr().out)
+    assert [e["kind"] for e in events] == ["card_removed"] + ["ruling_removed"] * 5
+    assert {e["card"] for e in events} == {gone}
+    assert main(["--data-dir", str(data_dir), "changes", "--since", "2000-01-01", "--format", "json"]) == 0
+    added = [e for e in json.loads(capsys.readouterr().out)
+             if e["kind"] == "ruling_added" and e["id"] in {x["id"] for x in events}]
+    assert len(added) == 5 and {e["card"] for e in added} == {gone}
