@@ -462,6 +462,28 @@ def test_rulings_report_on_the_whole_sample(sample_warehouse, capsys):
                    "rulings seen on several origins,4 origins,9\n")
 
 
+def test_a_query_without_a_wiki_page_counts_no_wiki_ruling_nor_wiki_sighting(sample_warehouse, tmp_path, capsys):
+    """Test-only rows, in a copy of the whole sample: a second query, set:mkm, whose current view
+    holds the 12 MKM cards and whose run fetched nothing (set:mkm names no card type: it has no
+    MTG wiki page). The Case page's five own rulings and its 14 sightings are type:"Case"'s."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(sample_warehouse, data)
+    con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"))
+    try:
+        con.execute("INSERT INTO sync_run (run_id, status, mode, query) "
+                    "VALUES ('20991231T000000.000000Z', 'no_changes', 'offline', 'set:mkm')")
+        con.execute("INSERT INTO query_card SELECT DISTINCT 'set:mkm', oracle_id FROM printing WHERE set_code = 'MKM'")
+    finally:
+        con.close()
+    rows = report(data, capsys, "rulings", "--query", "set:mkm", "--format", "csv")[1].splitlines()
+    assert not [row for row in rows if "mtgwiki" in row]
+    assert "rulings by cards sharing them,0" not in "\n".join(rows)
+    rows = report(data, capsys, "rulings", "--query", 'type:"Case"', "--format", "csv")[1].splitlines()
+    assert "rulings by source,mtgwiki,5" in rows and "sightings by origin,mtgwiki,14" in rows
+
+
 def test_a_large_warehouse_gets_a_readable_page(synced, tmp_path, capsys, monkeypatch):
     """Charts and detail tables stop at a readable size (the reports' own tables keep every row);
     the headings say what is shown of how much. Limits lowered here so that the sample exceeds them."""
