@@ -268,3 +268,17 @@ def test_a_rulings_rules_are_listed_in_the_order_of_the_rules_document(tmp_path)
                     "VALUES (?, '2024-09-20', ?, 'citation', 'x')", [ruling_id, number])
     listed = [row[-2] for row in con.execute(read_sql("read/card_rulings.sql"), {"oracle_id": "o"}).fetchall()]
     assert listed == ["702.19 (citation), 702.169 (citation)", "719.3a (citation), 719.10 (citation)"]
+
+
+def test_a_translation_added_names_the_cards_of_its_ruling_in_changes(data_dir, tmp_path, capsys):
+    """The sample is synced, then the copy of it whose Shifting Visage listeblanche page carries
+    marker French copies ("[FR 0]", …; test-only, as above). `changes` lists the 16 translations,
+    each under the cards of its ruling (Shifting Visage, and the other Cases of a shared ruling),
+    not under the site it came from."""
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(_with_french(tmp_path))]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "changes", "--format", "json"]) == 0
+    events = json.loads(capsys.readouterr().out)
+    assert [e["kind"] for e in events] == ["translation_added"] * 16
+    assert all(e["field"] == "fr" and e["card"] and VISAGE in e["card"].split("; ") for e in events)

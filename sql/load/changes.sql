@@ -72,5 +72,8 @@ UNION ALL
 SELECT 'ruling_cards_changed', NULL, m.ruling_id, NULL, 'cards', m.left_cards, m.joined_cards, NULL, m.cards
 FROM moved AS m
 UNION ALL
-SELECT 'translation_added', NULL, s.ruling_id, NULL, s.lang, NULL, s.text, s.origin, NULL
-FROM stage_ruling_translation s ANTI JOIN ruling_translation t USING (ruling_id, lang, origin);
+SELECT 'translation_added', NULL, s.ruling_id, NULL, s.lang, NULL, s.text, s.origin, coalesce(cr.cards, [])
+FROM (SELECT * FROM stage_ruling_translation ANTI JOIN ruling_translation USING (ruling_id, lang, origin)) AS s
+LEFT JOIN (SELECT ruling_id, list(oracle_id ORDER BY oracle_id) AS cards
+           FROM stage_card_ruling WHERE ruling_id IN (SELECT ruling_id FROM stage_ruling_translation)
+           GROUP BY ruling_id) AS cr USING (ruling_id);

@@ -4,9 +4,10 @@
 -- 105,000 events of a first sync of 35,000 cards), from the events' keys and cards only, so that
 -- their texts are read once. A card the warehouse no longer holds is named as its card_removed
 -- event named it (the rulings that went with it, and their history, keep its name).
+-- A translation is listed under its ruling's cards (its name column holds the origin).
 WITH event_card AS (
     SELECT DISTINCT run_id, seq, unnest(cards) AS oracle_id
-    FROM change_event WHERE list_contains($runs, run_id) AND name IS NULL
+    FROM change_event WHERE list_contains($runs, run_id) AND kind NOT LIKE 'card%'
 ),
 gone_card AS (
     SELECT oracle_id, arg_max(name, run_id) AS name
@@ -22,7 +23,7 @@ card_names AS (
     GROUP BY ec.run_id, ec.seq
 )
 SELECT e.run_id, e.seq, e.kind,
-       coalesce(e.name, n.names) AS card,
+       CASE WHEN e.kind LIKE 'card%' THEN e.name ELSE n.names END AS card,
        e.field, e.before, e.after,
        coalesce(e.ruling_id, e.oracle_id) AS id,
        e.previous_ruling_id

@@ -15,7 +15,7 @@ CREATE TABLE IF NOT EXISTS change_event (
     before        VARCHAR USING COMPRESSION zstd,            -- the old value (text), NULL for additions
     after         VARCHAR USING COMPRESSION zstd,            -- the new value (text), NULL for removals
     name          VARCHAR,            -- card_*: the card's name; translation_added: the origin
-    cards         VARCHAR[]           -- ruling_*: the oracle ids of the cards the ruling applies to
+    cards         VARCHAR[]           -- ruling_*, translation_added: the oracle ids of the ruling's cards
 );
 
 CREATE TABLE IF NOT EXISTS retired_ruling (
