@@ -99,7 +99,7 @@ def resolve_scope(con: duckdb.DuckDBPyConnection, query: str | None) -> Scope:
         _scope_to(con, query)
         latest = next(r[1] for r in rows if r[0] == query)
         return Scope(label=query, run_id=latest, queries=(query,))
-    latest_run = run_query(con, "SELECT max(run_id) FROM sync_run")[1][0][0]
+    latest_run = rows[0][1]  # the latest run of the queries reported (a rules ingest is of none)
     if len(queries) == 1:
         return Scope(label=queries[0], run_id=latest_run, queries=queries)
     note = f"the warehouse holds the cards of {len(queries)} queries ({known}); this report covers all of them"

@@ -429,6 +429,20 @@ def test_html_names_the_run_and_is_the_same_for_the_same_warehouse(synced, capsy
     assert first == report(synced, capsys, "sets", "--format", "html")[1]
 
 
+def test_a_rules_ingest_after_the_sync_is_not_the_latest_run_of_the_page(copy_of, capsys):
+    """Test-only row: a rules ingest loaded after the sample's sync (a run of no query, which
+    reads no card). The page of the warehouse's one query names that query's latest run, with or
+    without --query: the same page either way."""
+    data = copy_of("INSERT INTO sync_run (run_id, status, mode, query) "
+                   "VALUES ('20991231T000000.000000Z', 'ok', 'ingest', NULL)")
+    con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"), read_only=True)
+    sync_run = con.execute("SELECT run_id FROM sync_run WHERE mode <> 'ingest'").fetchone()[0]
+    con.close()
+    page = report(data, capsys, "colors", "--format", "html")[1]
+    assert f"latest run {sync_run}" in page
+    assert page == report(data, capsys, "colors", "--query", 'type:"Case"', "--format", "html")[1]
+
+
 def test_html_format_of_the_shared_formatter_escapes_headers_and_cells():
     from pipeline.formats import render
 
