@@ -381,11 +381,14 @@ def changes(ctx: Context, since: str | None, fmt: str) -> None:
       casefile changes
       casefile changes --since 2026-11-01 --format json
     """
-    from .history import change_batches, runs_for
+    from .history import change_batches, runs_for, runs_that_changed_rows
 
     def show(con) -> None:  # streamed: the first sync of a bulk query lists every card and ruling
         runs = runs_for(con, since)
-        none = (f"no changes in {len(runs)} run(s)" if runs else
+        changed = runs_that_changed_rows(con, runs) if fmt == "table" else 0
+        none = (f"no change to cards, rulings or translations in {len(runs)} run(s); {changed} of them "
+                "changed other rows (printings, sets, sightings)" if changed else
+                f"no changes in {len(runs)} run(s)" if runs else
                 "no runs" if since is not None else "no syncs yet")  # a rules ingest is no sync
         echo_rows(lambda: change_batches(con, runs), fmt, empty_table=none)
 

@@ -36,6 +36,14 @@ def runs_for(con, since: str | None) -> list[str]:
     return [r[0] for r in rows]
 
 
+def runs_that_changed_rows(con, runs: list[str]) -> int:
+    """How many of ``runs`` changed rows (a sync's status ``ok``): with no change event, they
+    changed what the events do not tell (printings, sets, sightings)."""
+    if not runs:
+        return 0
+    return int(query(con, read_sql("read/runs_changed.sql"), {"runs": runs})[1][0][0])
+
+
 def change_batches(con, runs: list[str], size: int = 10_000) -> tuple[list[str], Iterator[list[tuple]]]:
     """The columns and the change events of ``runs`` in batches of ``size`` rows, as DuckDB
     gives them (a first bulk sync records every card and ruling: hundreds of thousands of rows).

@@ -729,3 +729,27 @@ def test_the_rulings_of_a_removed_card_still_name_it(data_dir, capsys):
     added = [e for e in json.loads(capsys.readouterr().out)
              if e["kind"] == "ruling_added" and e["id"] in {x["id"] for x in events}]
     assert len(added) == 5 and {e["card"] for e in added} == {gone}
+
+
+def test_a_run_that_changes_printings_only_is_not_said_to_change_nothing(data_dir, capsys):
+    """Constructed: run 1 is the sample (API only); run 2 is the same without one Japanese
+    printing of a card that keeps its other printings. The run changed rows (status ok, one
+    printing removed) but no card, ruling or translation: `changes` says so, not "no changes"."""
+    run1 = EditableRun(data_dir.parent / "run1", sources=["api"])
+    run2 = EditableRun(data_dir.parent / "run2", sources=["api"])
+    [search] = run2.entries("search")
+    page = run2.read(search)
+    printing = next(c for c in page["data"] if c["lang"] == "ja")
+    assert sum(c["oracle_id"] == printing["oracle_id"] for c in page["data"]) > 1
+    page["data"].remove(printing)
+    page["total_cards"] = len(page["data"])
+    run2.write(search, page)
+    for run in (run1, run2):
+        assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    last = sql(data_dir, "SELECT status, removed FROM sync_run ORDER BY run_id DESC LIMIT 1")
+    assert last[0][0] == "ok" and last[0][1] >= 1
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "changes"]) == 0
+    out = capsys.readouterr().out
+    assert out == ("no change to cards, rulings or translations in 1 run(s); 1 of them changed other rows "
+                   "(printings, sets, sightings)\n")
