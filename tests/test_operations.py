@@ -711,6 +711,34 @@ def test_a_ruling_that_moves_from_one_card_to_another_is_one_event(data_dir, cap
     assert sql(data_dir, "SELECT * FROM change_event ORDER BY ALL") == history
 
 
+def test_a_ruling_that_leaves_a_renamed_card_names_it_as_the_run_does(data_dir, capsys):
+    """Constructed: run 1 is the sample (API only); in run 2 Case of the Gorgon's Kiss is renamed
+    (every printing's name, a test-only name) and its last ruling moved to Case of the Market
+    Melee. The ruling_cards_changed event names the card by the name the run gives it, as the
+    card_changed event and the card column of the listing do."""
+    new_name = "Case of the Renamed Kiss"
+    run1 = EditableRun(data_dir.parent / "run1", sources=["api"])
+    run2 = EditableRun(data_dir.parent / "run2", sources=["api"])
+    moved = {}
+    run2.edit_rulings("Case of the Gorgon's Kiss", lambda rulings: moved.setdefault("ruling", rulings.pop()))
+    run2.edit_rulings("Case of the Market Melee", lambda rulings: rulings.append(
+        {**moved["ruling"], "oracle_id": run2.oracle_id("Case of the Market Melee")}))
+    [search] = run2.entries("search")
+    page = run2.read(search)
+    for card in page["data"]:
+        if card["name"] == "Case of the Gorgon's Kiss":
+            card["name"] = new_name
+    run2.write(search, page)
+    for run in (run1, run2):
+        assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "changes", "--format", "json"]) == 0
+    events = {e["kind"]: e for e in json.loads(capsys.readouterr().out)}
+    assert events["card_changed"]["after"] == new_name
+    assert events["ruling_cards_changed"]["before"] == new_name
+    assert new_name in events["ruling_cards_changed"]["card"].split("; ")
+
+
 def test_the_rulings_of_a_removed_card_still_name_it(data_dir, capsys):
     """Constructed: run 1 is the sample (API only); run 2 is the same without Case of the Stashed
     Skeleton (its printings and its rulings list dropped). Its five rulings, its own only, go with

@@ -21,15 +21,19 @@ WITH added AS (
     FROM old_card_ruling AS o
     FULL JOIN stage_card_ruling AS s ON o.oracle_id = s.oracle_id AND o.ruling_id = s.ruling_id
     WHERE o.oracle_id IS NULL OR s.oracle_id IS NULL
-), moved AS (  -- names as the warehouse holds them before the merge (every card that stays is there)
+), moved AS (
+    -- names as this run gives them (stage_card), else as the warehouse holds them before the
+    -- merge: a card that stays is there, and a delta build stages only the cards that changed
     SELECT l.ruling_id,
-           string_agg(c.name, '; ' ORDER BY c.name) FILTER (WHERE l.undone) AS left_cards,
-           string_agg(c.name, '; ' ORDER BY c.name) FILTER (WHERE NOT l.undone) AS joined_cards,
+           string_agg(l.name, '; ' ORDER BY l.name) FILTER (WHERE l.undone) AS left_cards,
+           string_agg(l.name, '; ' ORDER BY l.name) FILTER (WHERE NOT l.undone) AS joined_cards,
            list(l.oracle_id ORDER BY l.oracle_id) AS cards
-    FROM (SELECT * FROM relinked
-          WHERE ruling_id NOT IN (SELECT ruling_id FROM added UNION ALL SELECT ruling_id FROM gone)
-            AND oracle_id NOT IN (SELECT oracle_id FROM card_in_or_out)) AS l
-    JOIN card AS c USING (oracle_id)
+    FROM (SELECT r.*, coalesce(s.name, c.name) AS name
+          FROM relinked AS r
+          JOIN card AS c USING (oracle_id)
+          LEFT JOIN stage_card AS s USING (oracle_id)
+          WHERE r.ruling_id NOT IN (SELECT ruling_id FROM added UNION ALL SELECT ruling_id FROM gone)
+            AND r.oracle_id NOT IN (SELECT oracle_id FROM card_in_or_out)) AS l
     GROUP BY l.ruling_id
 )
 SELECT 'card_added' AS kind, s.oracle_id, NULL::VARCHAR AS ruling_id, NULL::VARCHAR AS previous_ruling_id,
