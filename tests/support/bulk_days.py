@@ -29,6 +29,7 @@ class Day:
         self.cards = [copy.deepcopy(o) for o in synth.objects]
         self.rulings = [json.loads(line) for line in synth.ruling_lines()]
         self.sets = copy.deepcopy(synth.sets)
+        self.crlf = False  # the files written with \r\n line ends
 
     def oracle_of(self, card: dict) -> str:
         return card.get("oracle_id") or card["card_faces"][0]["oracle_id"]
@@ -46,10 +47,11 @@ def write_day(raw, day: Day, n: int, gz: bool = False) -> None:
         url = f"{DATA}/{key}/{key}-{n}.json" + ("l.gz" if gz else "")
         body = writer.body_file("scryfall-api", url, ".jsonl.gz" if gz else ".json")
         lines = [compact(item) for item in items]
+        end = "\r\n" if day.crlf else "\n"
         if gz:
-            body.write(gzip.compress("".join(line + "\n" for line in lines).encode("utf-8")))
+            body.write(gzip.compress("".join(line + end for line in lines).encode("utf-8")))
         else:
-            body.write(("[\n" + ",\n".join(lines) + "\n]\n").encode("utf-8"))
+            body.write(("[" + end + ("," + end).join(lines) + end + "]" + end).encode("utf-8"))
         writer.save_file(Response(url=url, final_url=url, status=200, headers={"content-type": "application/json"},
                                   body=b"", fetched_at=None), body, "scryfall-api", kind, key=key)
     url = f"{API}/sets"
