@@ -410,7 +410,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
             _append_reconciled(con, pages)
             unmatched = len(pages.unmatched_translations)
         if indexed:  # the rulings' keys complete the object index (normalize/delta.py)
-            delta.index_ruling_keys(con, pair[1], query, cache_dir)
+            delta.index_ruling_keys(con, *pair, query, cache_dir)
     tables: dict[str, Rows] = {t: f"n_{t}" for t in duck.TABLES}
     if len(queries) <= 1:
         con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "

@@ -752,3 +752,41 @@ def test_a_delta_build_that_changes_the_glossary_terms_linked_links_every_ruling
     synced = fingerprints(settings.data_dir, tables=TABLES + LINK_TABLES)
     rebuild(settings)
     assert fingerprints(settings.data_dir, tables=TABLES + LINK_TABLES) == synced
+
+
+def test_a_rejected_day_with_the_same_rulings_file_leaves_the_next_delta_the_ruling_keys_of_the_warehouse(
+        settings, synth, caplog):
+    """Day 1 (the synthetic files, with a ruling with mana symbols added to card A) is loaded.
+    Day 2 keeps the rulings file byte for byte, but 60 card objects, A's printings among them,
+    lose their collector number: its delta build runs (without A, whose ruling goes) before the
+    share of refused records rejects the run, and the warehouse stays at day 1. Day 3 is day 1
+    with a copy of that ruling without its symbols on card B: its delta build starts from day 1,
+    and must find A's ruling in the partition the copy comes to, as the full build does (the
+    copy joins it, flagged symbols_lost)."""
+    from pipeline.errors import SourceDataError
+
+    caplog.set_level(logging.INFO, logger="pipeline")
+    base = Day(synth)
+    a, b = sorted({base.oracle_of(c) for c in base.cards})[3:5]
+    ruling = {"object": "ruling", "oracle_id": a, "source": "wotc", "published_at": "2019-05-03"}
+    base.rulings.insert(0, {**ruling, "comment": "Pay {2}{U}: draw a card."})
+    unreadable = copy.deepcopy(base)
+    refused = [c for c in unreadable.cards if unreadable.oracle_of(c) == a]
+    refused += [c for c in unreadable.cards if unreadable.oracle_of(c) != a][:60 - len(refused)]
+    for card in refused:
+        card.pop("collector_number")
+    copied = copy.deepcopy(base)
+    copied.rulings.append({**ruling, "oracle_id": b, "comment": "Pay: draw a card."})
+    store = RawStore(settings.raw_dir)
+    write_day(settings.raw_dir, base, 1)
+    assert [r.build for r in load_pending(settings, store)] == ["full"]
+    write_day(settings.raw_dir, unreadable, 2)
+    with pytest.raises(SourceDataError, match="unreadable"):
+        load_pending(settings, store)
+    write_day(settings.raw_dir, copied, 3)
+    assert [r.build for r in load_pending(settings, store)] == ["delta"]
+    synced = fingerprints(settings.data_dir, tables=TABLES)
+    assert all(result.build == "full" for result in rebuild(settings))
+    assert fingerprints(settings.data_dir, tables=TABLES) == synced
+    lost = "SELECT count(*) FROM ruling_sighting WHERE oracle_id = ? AND list_contains(flags, 'symbols_lost')"
+    assert query(settings.data_dir, lost, [b]) == [(1,)]

@@ -127,13 +127,14 @@ def index_full(con, cards: duck.Doc, rulings: duck.Doc, query: str, cache_dir: P
     return True
 
 
-def index_ruling_keys(con, rulings: duck.Doc, query: str, cache_dir: Path) -> None:
+def index_ruling_keys(con, cards: duck.Doc, rulings: duck.Doc, query: str, cache_dir: Path) -> None:
     """After a full build's reconciliation (n_ruling): the ruling keys of its view, which complete
     the object index that ``index_full`` saved (the next delta finds a partition's rulings by
     them, not by working out every ruling's symbol-free key: ``sql/delta/partitions.sql``)."""
     try:
         con.execute(read_sql("delta/index_ruling_keys.sql"))
-        save_table(con, "(SELECT * FROM d_ruling_key)", ruling_keys_file(cache_dir, rulings.sha256, query))
+        save_table(con, "(SELECT * FROM d_ruling_key)",
+                   ruling_keys_file(cache_dir, cards.sha256, rulings.sha256, query))
     except (OSError, duckdb.IOException) as exc:  # the next sync is a full build
         log.warning("cannot write the ruling keys to %s: %s", cache_dir, str(exc).splitlines()[0])
 
@@ -141,7 +142,7 @@ def index_ruling_keys(con, rulings: duck.Doc, query: str, cache_dir: Path) -> No
 def _save_index(con, cards: duck.Doc, rulings: duck.Doc, query: str, cache_dir: Path) -> None:
     save_table(con, "n_card_line", object_index_file(cache_dir, cards.sha256, cards.kind, query, VOLATILE_CARD))
     save_table(con, "n_ruling_line", object_index_file(cache_dir, rulings.sha256, rulings.kind, query))
-    save_table(con, "n_ruling_key", ruling_keys_file(cache_dir, rulings.sha256, query))
+    save_table(con, "n_ruling_key", ruling_keys_file(cache_dir, cards.sha256, rulings.sha256, query))
 
 
 def _load_index(con, previous: tuple[str, str], query: str, cache_dir: Path) -> bool:
@@ -151,7 +152,7 @@ def _load_index(con, previous: tuple[str, str], query: str, cache_dir: Path) -> 
     cards_index = object_index_file(cache_dir, cards_sha, "bulk-cards", query, VOLATILE_CARD)
     return load_table(con, "old_card_line", cards_index) \
         and load_table(con, "old_ruling_line", object_index_file(cache_dir, rulings_sha, "bulk-rulings", query)) \
-        and load_table(con, "old_ruling_key", ruling_keys_file(cache_dir, rulings_sha, query))
+        and load_table(con, "old_ruling_key", ruling_keys_file(cache_dir, cards_sha, rulings_sha, query))
 
 
 def build(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], query: str, cache_dir: Path | None,

@@ -86,12 +86,15 @@ def object_index_file(cache_dir: Path, sha256: str, kind: str, query: str, ignor
     return cache_dir / "lines" / f"{sha256}-{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
 
 
-def ruling_keys_file(cache_dir: Path, sha256: str, query: str) -> Path:
+def ruling_keys_file(cache_dir: Path, cards_sha256: str, rulings_sha256: str, query: str) -> Path:
     """Where the ruling keys of a bulk view are kept (normalize/delta.py): the rulings whose match
-    key is not their partition's symbol-free key, with that key. A function of the rulings file's
-    bytes and of the view's query (whose cards' rulings are kept), like the object index."""
-    tag = "keys-" + hashlib.sha256(query.encode()).hexdigest()[:16]
-    return cache_dir / "lines" / f"{sha256}-{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
+    key is not their partition's symbol-free key, with that key. A function of the view: of the
+    rulings file's bytes, and of the card file's bytes and the query, which decide whose rulings
+    are kept (the rulings of a card the card file does not give, or gives refused, are none of the
+    view's). A run with the same rulings file and another card file, whose load is then rejected,
+    leaves the keys of the warehouse's view in place. Named by both files (``prune_cache``)."""
+    tag = "keys-" + cards_sha256 + "-" + hashlib.sha256(query.encode()).hexdigest()[:16]
+    return cache_dir / "lines" / f"{rulings_sha256}-{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
 
 
 def save_table(con: duckdb.DuckDBPyConnection, source: str, target: Path, params: dict | None = None) -> None:
@@ -127,10 +130,12 @@ def _clear(con: duckdb.DuckDBPyConnection, name: str) -> None:
 def prune_cache(cache_dir: Path, keep: set[str]) -> int:
     """Delete the cached line scans and object indexes of bodies other than ``keep`` (sha256s),
     and files a crash left half written: the cache holds what the next day's delta needs, no
-    more. Returns how many files went."""
+    more (ruling keys: those of a view of two bodies of ``keep``). Returns how many files went."""
     removed = 0
     for path in sorted((cache_dir / "lines").glob("*")):
-        if path.name.startswith(".") or path.name.split("-", 1)[0] not in keep:
+        parts = path.name.split("-")
+        bodies = {parts[0], parts[2]} if len(parts) > 2 and parts[1] == "keys" else {parts[0]}
+        if path.name.startswith(".") or not bodies <= keep:
             path.unlink(missing_ok=True)
             removed += 1
     return removed
