@@ -30,6 +30,7 @@ class Day:
         self.rulings = [json.loads(line) for line in synth.ruling_lines()]
         self.sets = copy.deepcopy(synth.sets)
         self.crlf = False  # the files written with \r\n line ends
+        self.query = "*"  # the view's query (its local filter keeps the cards it selects)
 
     def oracle_of(self, card: dict) -> str:
         return card.get("oracle_id") or card["card_faces"][0]["oracle_id"]
@@ -41,7 +42,7 @@ class Day:
 def write_day(raw, day: Day, n: int, gz: bool = False) -> None:
     """A complete offline run of the day's files (JSON arrays, one element per line, or gzipped JSON lines)."""
     run_id = f"200001{n:02d}T000000.000000Z"
-    writer = RawStore(raw).new_run({"mode": "offline", "query": "*", "plan": "bulk", "include_multilingual": True,
+    writer = RawStore(raw).new_run({"mode": "offline", "query": day.query, "plan": "bulk", "include_multilingual": True,
                                     "sources": ["api"], "api_url": API, "synthetic": True}, run_id=run_id)
     for kind, key, items in (("bulk-cards", "all_cards", day.cards), ("bulk-rulings", "rulings", day.rulings)):
         url = f"{DATA}/{key}/{key}-{n}.json" + ("l.gz" if gz else "")
