@@ -19,9 +19,9 @@ The days are loaded by syncs, then by a rebuild, then by a rebuild on the Python
 (``pipeline/build.py``): every table, the rules links included, must come out the same all three
 ways; and every day whose card file names each Scryfall id once must have been loaded by a delta
 build (else the test would compare full builds only), unless it changes more than a quarter of a
-file's lines or is a JSON array with CRLF line ends and lines to read again. Last, a prune of every superseded run and
-a rebuild from the runs it kept must give the same cards, rulings and links, and one more day
-synced after them must be a delta build that a rebuild agrees with.
+file's lines or is a JSON array with CRLF line ends and lines to read again. Last, a prune of
+every superseded run and a rebuild from the runs it kept must give the same cards, rulings and
+links, and one more day synced after them must be a delta build that a rebuild agrees with.
 
 The suite runs the same six series on every machine (derandomized). A longer search, of series
 drawn anew each time: ``CASEFILE_DELTA_EXAMPLES=200 python -m pytest tests/test_delta_random.py``
@@ -253,7 +253,7 @@ def new_prices(day, rng, base):  # what changes on every card every day: no card
 
 # Edits of shapes the ones above do not make: faces that come or go, a printing's language, an
 # Oracle card merged into another, a set's new code, typography-only rewordings, reordered lines,
-# the last line of a file, CRLF line ends.
+# the last line of a file, CRLF line ends, a rejected day, a revert.
 
 def _faced(card: dict, oracle_ids: list[str] | None = None) -> None:
     """The card object as a two-faced one (each face with its own Oracle text); with
