@@ -26,6 +26,7 @@ import duckdb
 from . import __version__, stop
 from .errors import Aborted, CasefileError, TryAgainLater, UsageError, printable
 from .failpoints import failpoint
+from .rawstore import fsync_dir
 from .reader import connect_read_only, query
 from .report import ATTRIBUTION
 from .resources import read_sql
@@ -202,7 +203,7 @@ def _sync_to_disk(folder: Path) -> None:
     place: after a power cut the export in place holds whole files, not empty ones."""
     for path in sorted(folder.iterdir()):
         _fsync(path)
-    _fsync_folder(folder)
+    fsync_dir(folder)
 
 
 def _fsync(path: Path) -> None:
@@ -211,12 +212,6 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """A folder's entries to disk, where the file system allows it (some refuse fsync on a folder)."""
-    with contextlib.suppress(OSError):
-        _fsync(folder)
 
 
 @contextlib.contextmanager
@@ -467,6 +462,6 @@ def _tidy_after_swap(out: Path, old: Path | None) -> None:
     """The renames to disk, and the previous export removed. The new export is in place: a SIGTERM
     now stops the tidying only, and the next export removes what is left."""
     with contextlib.suppress(Aborted):
-        _fsync_folder(out.parent)
+        fsync_dir(out.parent)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)

@@ -63,7 +63,8 @@ def doc_id_for(url: str, body: bytes) -> str:
     return digest.hexdigest()
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """A folder's entries to disk, where the file system allows it (some refuse fsync on a folder)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
@@ -114,7 +115,7 @@ def atomic_write(path: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def _json_bytes(obj) -> bytes:
@@ -231,7 +232,7 @@ class BodyFile:
             self._fh.close()
             folder.mkdir(parents=True, exist_ok=True)
             os.replace(self.tmp, target)
-        _fsync_dir(folder)
+        fsync_dir(folder)
         return target
 
     def discard(self) -> None:
@@ -533,7 +534,7 @@ class RawStore:
         ``finish_deletions``."""
         trash = self.root / f"{DELETING}{run.path.name}"
         os.replace(run.path, trash)
-        _fsync_dir(self.root)
+        fsync_dir(self.root)
         failpoint("during_prune")
         shutil.rmtree(trash)
 

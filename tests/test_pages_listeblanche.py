@@ -193,6 +193,14 @@ def test_pairing_is_by_block_never_by_similar_text():
     assert [(r.position, r.translates) for r in french] == [(1, 1)]
 
 
+# Seed 001's English of its rulings 2, 4 and 6, each with its marker French copy, as _pairs gives them.
+_THREE_PAIRED = [
+    (0, "en", None, SEED[2]), (0, "fr", 0, "[FR 0]"),
+    (1, "en", None, SEED[4]), (1, "fr", 1, "[FR 1]"),
+    (2, "en", None, SEED[6]), (2, "fr", 2, "[FR 2]"),
+]
+
+
 def test_an_original_and_its_translation_in_one_box_are_two_texts():
     """Constructed: the English of seed 001's first three rulings, each with a marker French copy
     ("[FR n]") in the same wrapper as its original: a <div> around both, both inside the English
@@ -203,11 +211,7 @@ def test_an_original_and_its_translation_in_one_box_are_two_texts():
 <li><p>{SEED_DATE_LINE}</p><div><p lang="fr">[FR 1]</p><p lang="en">{SEED[4]}</p></div></li>
 <li><p>{SEED_DATE_LINE}</p><blockquote lang="en"><p>{SEED[6]}</p><p lang="fr">[FR 2]</p></blockquote></li>
 </ol>""")
-    assert _pairs(html) == [
-        (0, "en", None, SEED[2]), (0, "fr", 0, "[FR 0]"),
-        (1, "en", None, SEED[4]), (1, "fr", 1, "[FR 1]"),
-        (2, "en", None, SEED[6]), (2, "fr", 2, "[FR 2]"),
-    ]
+    assert _pairs(html) == _THREE_PAIRED
 
 
 def test_an_unmarked_text_beside_a_marked_original_is_in_the_pages_language():
@@ -219,11 +223,7 @@ def test_an_unmarked_text_beside_a_marked_original_is_in_the_pages_language():
 <li><p>{SEED_DATE_LINE}</p><p>[FR 1]</p><blockquote lang="en"><p>{SEED[4]}</p></blockquote></li>
 <li><p>{SEED_DATE_LINE}</p><div><blockquote lang="en"><p>{SEED[6]}</p></blockquote><p>[FR 2]</p></div></li>
 </ol>""")
-    assert _pairs(html) == [
-        (0, "en", None, SEED[2]), (0, "fr", 0, "[FR 0]"),
-        (1, "en", None, SEED[4]), (1, "fr", 1, "[FR 1]"),
-        (2, "en", None, SEED[6]), (2, "fr", 2, "[FR 2]"),
-    ]
+    assert _pairs(html) == _THREE_PAIRED
 
 
 def test_an_unmarked_text_is_not_french_on_a_page_in_no_language():
