@@ -293,9 +293,10 @@ def _refuse_if_the_warehouse_was_broken(con, run: RunInfo, failed: ChecksFailed)
 
 
 def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir: Path | None,
-              mark_aborted: bool = False, use_delta: bool = True) -> LoadResult:
+              mark_aborted: bool = False, use_delta: bool = True, timed: bool = True) -> LoadResult:
     """Build and load one run. ``mark_aborted``: a signal during the build or the load marks this run aborted
     (only the run a sync fetched itself; a rebuild or an older pending run is never marked).
+    ``timed``: whether sync_run.duration_s is the time from the run's start to this load (not for a rebuild).
     ``cache_dir``: where the line index of each bulk file read is kept (normalize/lines.py);
     ``use_delta``: whether a bulk view may be built as a delta of the previous one."""
     upto = [r for r in runs if r.run_id <= run.run_id]
@@ -305,7 +306,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
             with timing.phase("build"):
                 state = _build(con, store, upto, cache_dir, use_delta)
             with timing.phase("load"):
-                counts = load_run(con, run_row(run), state.tables, document_rows(run), scope=state.scope)
+                counts = load_run(con, {**run_row(run), "timed": timed}, state.tables, document_rows(run), scope=state.scope)
         except SourceDataError as exc:
             # data the build cannot read, or rows the warehouse checks refuse (the load rolled
             # back): the run is rejected, so that it does not stand before every later load.
@@ -427,7 +428,7 @@ def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
             results = []
             for i, run in enumerate(runs, 1):
                 started = time.monotonic()
-                results.append(_load_one(con, store, runs, run, settings.cache_dir, use_delta=False))
+                results.append(_load_one(con, store, runs, run, settings.cache_dir, use_delta=False, timed=False))
                 log.info("rebuild: run %s loaded (%d of %d) in %.1f s", run.run_id, i, len(runs),
                          time.monotonic() - started)
                 if progress is not None:

@@ -120,6 +120,18 @@ def test_syncing_twice_changes_nothing_and_rebuild_reproduces_it(data_dir, capsy
     assert [r[1] for r in rebuilt] == ["ok", "no_changes"]
 
 
+def test_a_rebuild_leaves_the_runs_untimed(data_dir):
+    """A rebuild loads each run long after it started: its duration_s would be that delay, so it
+    is NULL; a sync's own load times its run."""
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    casefile(data_dir, "sync", "--offline")
+    assert scalar(db, "SELECT duration_s FROM sync_run") > 0
+    assert casefile(data_dir, "rebuild") == 0
+    assert scalar(db, "SELECT count(*) FILTER (WHERE duration_s IS NULL AND loaded_at IS NOT NULL) FROM sync_run") == 1
+    assert casefile(data_dir, "sync", "--offline") == 0
+    assert scalar(db, "SELECT count(duration_s) FROM sync_run") == 1
+
+
 def test_rebuild_skips_incomplete_runs(data_dir):
     casefile(data_dir, "sync", "--offline")
     db = data_dir / "warehouse" / "casefile.duckdb"

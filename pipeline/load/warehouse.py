@@ -251,7 +251,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
     Order inside the transaction: stage every table, compute the change events against the live
     tables, keep the rulings that go away, merge, record documents, events and the run, check.
     ``scope``: the tables a delta build staged in part (the keys it answers for are in
-    scope_<table>).
+    scope_<table>). ``run_row["timed"]`` false (a rebuild) leaves sync_run.duration_s NULL.
     """
     counts: dict[str, dict[str, int]] = {}
     con.execute("BEGIN TRANSACTION")
@@ -272,7 +272,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         _stage(con, "raw_document", documents, columns)
         con.execute(read_sql("load/insert_raw_document.sql"))
         totals = {k: sum(c[k] for c in counts.values()) for k in ("inserted", "updated", "removed")}
-        row = {**run_row, **totals, "loaded_at": utc_now_iso()}  # the rows are written: only checks and commit remain
+        row = {"timed": True, **run_row, **totals, "loaded_at": utc_now_iso()}  # the rows are written: only checks and commit remain
         if row.get("status") is None:
             row["status"] = "ok" if any(totals.values()) else "no_changes"
         con.execute(read_sql("load/insert_sync_run.sql"), row)

@@ -1,6 +1,6 @@
 -- Change history: what each run changed, and the rulings that are gone.
 
-ALTER TABLE sync_run ADD COLUMN IF NOT EXISTS duration_s DOUBLE;   -- wall time of the run: from its start to its rows written by the load
+ALTER TABLE sync_run ADD COLUMN IF NOT EXISTS duration_s DOUBLE;   -- wall time of the run: from its start to its rows written by the load; NULL after a rebuild
 
 CREATE TABLE IF NOT EXISTS change_event (
     run_id        VARCHAR NOT NULL,   -- the run that brought the change
