@@ -5,6 +5,7 @@ Read-only: a reader connection and the SQL of sql/read/.
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import date
 from typing import Iterator
@@ -13,6 +14,8 @@ from .errors import UsageError
 from .reader import query, query_batches
 from .rawstore import RUN_ID_RE
 from .resources import read_sql
+
+log = logging.getLogger(__name__)
 
 
 def runs_for(con, since: str | None) -> list[str]:
@@ -33,6 +36,11 @@ def runs_for(con, since: str | None) -> list[str]:
     else:
         raise UsageError(f"--since takes a run id (like 20261130T162008.568924Z) or a date (YYYY-MM-DD), not {since!r}")
     _, rows = query(con, read_sql("read/runs_since.sql"), params)
+    if params["since_run"] and not query(con, read_sql("read/run_loaded.sql"), {"run_id": since})[1][0][0]:
+        # a run that was fetched but never loaded (rejected, failed) still marks a point in time;
+        # a mistyped id would silently list the wrong runs, so say it
+        log.warning("note: the warehouse holds no run %s (never loaded, or mistyped); "
+                    "listing the %d loaded run(s) after it", since, len(rows))
     return [r[0] for r in rows]
 
 

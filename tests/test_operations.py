@@ -180,7 +180,13 @@ def test_changes_lists_exactly_the_five_changes(data_dir, two_runs, capsys):
     assert sql(data_dir, "SELECT count(*) FROM ruling WHERE text = ?", [edits["removed"]]) == [(0,)]
 
     assert main(["--data-dir", str(data_dir), "changes", "--since", runs[0]]) == 0
-    assert "ruling_reworded" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "ruling_reworded" in out and "(5 rows)" in out and "no run" not in err
+    # a run id the warehouse does not hold (never loaded, or mistyped) still marks a point in time, and is named
+    assert main(["--data-dir", str(data_dir), "changes", "--since", "19991231T235959.000000Z"]) == 0
+    out, err = capsys.readouterr()
+    assert "ruling_reworded" in out and runs[0] in out and "(5 rows)" not in out
+    assert "holds no run 19991231T235959.000000Z" in err and "the 2 loaded run(s) after it" in err
     assert main(["--data-dir", str(data_dir), "changes", "--since", "yesterday"]) == 2
 
 
