@@ -374,7 +374,7 @@ def search(ctx: Context, text: str, limit: int, fmt: str) -> None:
 @pass_ctx
 def changes(ctx: Context, since: str | None, fmt: str) -> None:
     """What the syncs changed: cards added, removed or changed (errata), rulings added, removed,
-    re-worded or given other cards, translations added.
+    re-worded or given other cards, translations added, re-worded or removed.
 
     \b
     Examples:

@@ -215,7 +215,7 @@ def test_the_changes_of_every_run_name_the_cards_as_the_reference_query_does(dat
 
 
 KIND_ORDER = ["card_added", "card_removed", "card_changed", "ruling_added", "ruling_removed", "ruling_reworded",
-              "ruling_cards_changed", "translation_added"]
+              "ruling_cards_changed", "translation_added", "translation_changed", "translation_removed"]
 
 
 def test_a_runs_change_events_are_numbered_from_one_in_the_order_of_their_keys(data_dir, two_runs):

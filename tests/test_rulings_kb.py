@@ -192,17 +192,21 @@ def test_a_scryfall_page_of_a_card_with_rulings_that_shows_none_fails_the_run(da
     assert _state(data_dir) == before
 
 
-def _with_french(tmp_path):
-    """A copy of the sample whose Shifting Visage listeblanche page carries marker French copies."""
-    run = tmp_path / "with-french"
+def _with_french(tmp_path, name="with-french", marker=lambda i: f"[FR {i}]"):
+    """A copy of the sample whose Shifting Visage listeblanche page carries marker French copies:
+    ``marker(i)`` after the i-th English ruling, none where it gives None."""
+    run = tmp_path / name
     shutil.copytree(ROOT / "data" / "raw" / "sample", run)
     manifest = [json.loads(l) for l in (run / "manifest.jsonl").read_text().splitlines()]
     [entry] = [e for e in manifest if e["origin"] == "listeblanche" and "shifting-visage" in e["url"]]
     page = run / entry["path"]
     html, count = page.read_text("utf-8"), iter(range(100))
-    html = re.sub(r"(<blockquote lang=\"en\">.*?</blockquote>)",
-                  lambda m: m.group(1) + f'\n<blockquote lang="fr"><p>[FR {next(count)}]</p></blockquote>', html, flags=re.S)
-    page.write_text(html, "utf-8")
+
+    def after(m):
+        text = marker(next(count))
+        return m.group(1) if text is None else m.group(1) + f'\n<blockquote lang="fr"><p>{text}</p></blockquote>'
+
+    page.write_text(re.sub(r"(<blockquote lang=\"en\">.*?</blockquote>)", after, html, flags=re.S), "utf-8")
     return run
 
 
@@ -282,3 +286,29 @@ def test_a_translation_added_names_the_cards_of_its_ruling_in_changes(data_dir, 
     events = json.loads(capsys.readouterr().out)
     assert [e["kind"] for e in events] == ["translation_added"] * 16
     assert all(e["field"] == "fr" and e["card"] and VISAGE in e["card"].split("; ") for e in events)
+
+
+def test_a_translation_re_worded_or_dropped_is_a_change_event(data_dir, tmp_path, capsys):
+    """The marker copies of the test above, then the same page with one copy re-worded and one
+    gone (its English ruling stays), then the sample without any: one translation_changed and one
+    translation_removed, then the other 15 removed, each with its ruling's cards."""
+    def changes():
+        capsys.readouterr()
+        assert main(["--data-dir", str(data_dir), "changes", "--format", "json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(_with_french(tmp_path))]) == 0
+    before = dict(rows(data_dir, "SELECT text, ruling_id FROM ruling_translation"))
+    edited = _with_french(tmp_path, "edited", lambda i: {3: "[FR 3, revu]", 5: None}.get(i, f"[FR {i}]"))
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(edited)]) == 0
+    events = changes()
+    assert [(e["kind"], e["field"], e["before"], e["after"], e["id"]) for e in events] == sorted([
+        ("translation_changed", "fr", "[FR 3]", "[FR 3, revu]", before["[FR 3]"]),
+        ("translation_removed", "fr", "[FR 5]", None, before["[FR 5]"])], key=lambda e: (e[0], e[4]))
+    assert all(VISAGE in e["card"].split("; ") for e in events)
+    assert rows(data_dir, "SELECT count(*) FROM ruling_translation") == [(15,)]
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    events = changes()
+    assert {e["kind"] for e in events} == {"translation_removed"} and len(events) == 15
+    assert rows(data_dir, "SELECT count(*) FROM ruling_translation") == [(0,)]
+    assert rows(data_dir, "SELECT count(*) FROM ruling") == [(45,)]  # the rulings stay

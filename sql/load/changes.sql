@@ -2,7 +2,10 @@
 -- old_card, old_ruling and old_card_ruling: the warehouse rows the build answers for (all of
 -- them, or a delta build's scope; pipeline/load/warehouse.py _before_views). A ruling that stays
 -- but leaves or joins a card that stays is one ruling_cards_changed event (before: the cards it
--- left, after: the cards it joined).
+-- left, after: the cards it joined). A translation is compared whole (the builds stage every
+-- translation): one whose text changes is translation_changed; one that goes while its ruling
+-- stays is translation_removed (a ruling that goes takes its translations with it, and its own
+-- event tells).
 -- Columns: kind, oracle_id, ruling_id, previous_ruling_id, field, before, after, name, cards.
 CREATE OR REPLACE TEMP TABLE n_change AS
 WITH added AS (
@@ -80,4 +83,19 @@ SELECT 'translation_added', NULL, s.ruling_id, NULL, s.lang, NULL, s.text, s.ori
 FROM (SELECT * FROM stage_ruling_translation ANTI JOIN ruling_translation USING (ruling_id, lang, origin)) AS s
 LEFT JOIN (SELECT ruling_id, list(oracle_id ORDER BY oracle_id) AS cards
            FROM stage_card_ruling WHERE ruling_id IN (SELECT ruling_id FROM stage_ruling_translation)
-           GROUP BY ruling_id) AS cr USING (ruling_id);
+           GROUP BY ruling_id) AS cr USING (ruling_id)
+UNION ALL
+SELECT 'translation_changed', NULL, s.ruling_id, NULL, s.lang, t.text, s.text, s.origin, coalesce(cr.cards, [])
+FROM stage_ruling_translation AS s
+JOIN ruling_translation AS t USING (ruling_id, lang, origin)
+LEFT JOIN (SELECT ruling_id, list(oracle_id ORDER BY oracle_id) AS cards
+           FROM stage_card_ruling WHERE ruling_id IN (SELECT ruling_id FROM stage_ruling_translation)
+           GROUP BY ruling_id) AS cr USING (ruling_id)
+WHERE s.text IS DISTINCT FROM t.text
+UNION ALL
+SELECT 'translation_removed', NULL, t.ruling_id, NULL, t.lang, t.text, NULL, t.origin, coalesce(cr.cards, [])
+FROM (SELECT * FROM ruling_translation ANTI JOIN stage_ruling_translation USING (ruling_id, lang, origin)) AS t
+LEFT JOIN (SELECT ruling_id, list(oracle_id ORDER BY oracle_id) AS cards  -- the links before the merge
+           FROM card_ruling WHERE ruling_id IN (SELECT ruling_id FROM ruling_translation)
+           GROUP BY ruling_id) AS cr USING (ruling_id)
+WHERE t.ruling_id NOT IN (SELECT ruling_id FROM gone);

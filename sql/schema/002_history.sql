@@ -7,15 +7,15 @@ CREATE TABLE IF NOT EXISTS change_event (
     seq           INTEGER NOT NULL,   -- order within the run
     kind          VARCHAR NOT NULL,   -- card_added | card_removed | card_changed | ruling_added |
                                       -- ruling_removed | ruling_reworded | ruling_cards_changed |
-                                      -- translation_added
+                                      -- translation_added | translation_changed | translation_removed
     oracle_id     VARCHAR,            -- the card (card_*), or NULL
-    ruling_id     VARCHAR,            -- the ruling (ruling_*, translation_added); after a reword, the new id
+    ruling_id     VARCHAR,            -- the ruling (ruling_*, translation_*); after a reword, the new id
     previous_ruling_id VARCHAR,       -- ruling_reworded: the id of the old wording
-    field         VARCHAR,            -- card_changed: the column; ruling_cards_changed: cards; translation_added: the language
+    field         VARCHAR,            -- card_changed: the column; ruling_cards_changed: cards; translation_*: the language
     before        VARCHAR USING COMPRESSION zstd,            -- the old value (text), NULL for additions
     after         VARCHAR USING COMPRESSION zstd,            -- the new value (text), NULL for removals
-    name          VARCHAR,            -- card_*: the card's name; translation_added: the origin
-    cards         VARCHAR[]           -- ruling_*, translation_added: the oracle ids of the ruling's cards
+    name          VARCHAR,            -- card_*: the card's name; translation_*: the origin
+    cards         VARCHAR[]           -- ruling_*, translation_*: the oracle ids of the ruling's cards
 );
 
 CREATE TABLE IF NOT EXISTS retired_ruling (
