@@ -118,6 +118,29 @@ def test_a_ruling_labelled_wizards_of_the_coast_has_source_wotc():
         ("Undated and unlabelled.", None, None)]
 
 
+def test_a_ruling_text_ending_in_a_label_word_keeps_it_when_the_date_has_a_block_of_its_own():
+    # Constructed: the seed page's markup (text, then <p class="ruling-meta">) with texts that end
+    # in the word of a label; inline, with no block between them, the word reads as the label.
+    html = _page('<ul><li><p>The card is listed on Scryfall</p><p class="ruling-meta"><a>(2024-02-02)</a></p></li>'
+                 '<li><p>Printed by Wizards of the Coast</p><p class="ruling-meta">Scryfall (2024-02-09)</p></li>'
+                 "<li><p>Inline and labelled — Scryfall (2024-02-10)</p></li></ul>")
+    rulings = parse_scryfall_page(html, "doc", None).rulings
+    assert [(r.text_as_seen, r.date_as_seen, r.source) for r in rulings] == [
+        ("The card is listed on Scryfall", "2024-02-02", None),
+        ("Printed by Wizards of the Coast", "2024-02-09", "scryfall"),
+        ("Inline and labelled", "2024-02-10", "scryfall")]
+
+
+def test_a_list_nested_in_a_ruling_is_part_of_it_not_rulings_of_its_own():
+    # Constructed: no recorded page nests a list; a ruling that enumerates cases could.
+    html = _page("<ul><li><p>Either of these counts:</p><ul><li>a Clue you control</li><li>a Food you control</li></ul>"
+                 '<p class="ruling-meta">(2024-02-02)</p></li><li><p>Next ruling.</p><p>(2024-02-03)</p></li></ul>')
+    rulings = parse_scryfall_page(html, "doc", None).rulings
+    assert [(r.position, r.text_as_seen, r.date_as_seen) for r in rulings] == [
+        (0, "Either of these counts: a Clue you control a Food you control", "2024-02-02"),
+        (1, "Next ruling.", "2024-02-03")]
+
+
 def test_a_page_without_rulings_names_its_card_from_the_title():
     html = '<html><body><h1>Case of the Test <abbr>{1}</abbr><abbr>{W}</abbr></h1><p>No rulings.</p></body></html>'
     parsed = parse_scryfall_page(html, "doc", None)

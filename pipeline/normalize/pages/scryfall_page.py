@@ -1,8 +1,9 @@
 """A scryfall.com card page's rulings as records, for when the API copy must be checked against the page.
 
 Pure: no network, no DuckDB. The rulings are the items listed under the heading "Notes and Rules
-Information for <card name>"; each may end with its date "(YYYY-MM-DD)". Returns a ScryfallPage or
-raises ParseError naming the document, nothing else.
+Information for <card name>"; each may end with its date "(YYYY-MM-DD)", which scryfall.com sets in
+a block of its own (``<p class="ruling-meta">``) after the text. A list nested in an item is part of
+its ruling. Returns a ScryfallPage or raises ParseError naming the document, nothing else.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from datetime import date
 from bs4 import BeautifulSoup, Tag
 
 from pipeline.errors import ParseError
-from pipeline.normalize.pages.markup import find_headings, list_items, load_html, parse_guard, section_blocks, visible_text
+from pipeline.normalize.pages.markup import (find_headings, is_block, list_items, load_html, parse_guard, section_blocks,
+                                             visible_text, visible_text_of)
 from pipeline.records import RulingSighting
 
 ORIGIN = "scryfall-page"
@@ -24,6 +26,9 @@ _RULINGS_HEADING = re.compile(r"Notes and Rules Information for (?P<name>.+?)\s*
 _RULING_META = re.compile(
     r"(?P<text>.*?)(?:\s*[—–-]?\s*(?P<label>Wizards of the Coast|Scryfall))?\s*\((?P<date>\d{4}-\d{2}-\d{2})\)",
     re.DOTALL)
+# The same end, alone in the item's last block: then the text is every block before it, whatever
+# word it ends with ("... on Scryfall" keeps its last word).
+_META_BLOCK = re.compile(r"[—–-]?\s*(?P<label>Wizards of the Coast|Scryfall)?\s*\((?P<date>\d{4}-\d{2}-\d{2})\)")
 _SOURCE_LABELS = {"wizards of the coast": "wotc", "scryfall": "scryfall"}
 # Scryfall's own note heading the list on a non-English page; it is not a ruling.
 _ENGLISH_ONLY_NOTE = "Only the English version of a Magic card receives Oracle updates and errata."
@@ -58,18 +63,32 @@ def _name_from_title(soup: BeautifulSoup, doc_id: str) -> str:
 
 
 def _rulings(heading: Tag, doc_id: str, oracle_id: str | None) -> tuple[RulingSighting, ...]:
-    items = [visible_text(item) for item in list_items(section_blocks(heading))]
-    items = [item for item in items if item and not item.startswith(_ENGLISH_ONLY_NOTE)]
+    every = list_items(section_blocks(heading))
+    inner = {id(li) for item in every for li in item.find_all("li")}  # a nested list belongs to its item
+    items = [_split(item) for item in every if id(item) not in inner]
+    items = [(text, meta) for text, meta in items if text and not text.startswith(_ENGLISH_ONLY_NOTE)]
     if not items:
         raise ParseError(doc_id, "the rulings heading is there but no ruling can be read (layout changed?)")
-    return tuple(_sighting(item, position, doc_id, oracle_id) for position, item in enumerate(items))
+    return tuple(_sighting(text, meta, position, doc_id, oracle_id) for position, (text, meta) in enumerate(items))
 
 
-def _sighting(item: str, position: int, doc_id: str, oracle_id: str | None) -> RulingSighting:
+def _split(item: Tag) -> tuple[str, re.Match | None]:
+    """An item's text and, when its last block is the label and date alone, that block's match."""
+    children = [c for c in item.contents if not (isinstance(c, str) and not c.strip())]
+    if len(children) > 1 and isinstance(children[-1], Tag) and is_block(children[-1]):
+        meta = _META_BLOCK.fullmatch(visible_text(children[-1]))
+        if meta:
+            return visible_text_of(children[:-1]), meta
+    return visible_text(item), None
+
+
+def _sighting(item: str, meta_block: re.Match | None, position: int, doc_id: str,
+              oracle_id: str | None) -> RulingSighting:
     text, label, published = item, None, None
-    meta = _RULING_META.fullmatch(item)
+    meta = meta_block or _RULING_META.fullmatch(item)
     if meta:
-        text, label = meta.group("text"), meta.group("label")
+        text = item if meta_block else meta.group("text")
+        label = meta.group("label")
         published = _iso_date(meta.group("date"), doc_id)
     if not text:
         raise ParseError(doc_id, f"ruling {position} has a date but no text (layout changed?)")
