@@ -36,6 +36,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.run import copy_flushed
 from bench.statements import Statement, by_site, parse_with_command
 
 HERE = Path(__file__).resolve().parents[1]
@@ -113,7 +114,7 @@ def run_once(tree: Path, data: Path, command: list[str], scratch: Path) -> Run:
     """The command on ``tree``, on a fresh copy of ``data``."""
     copy, saved = scratch / "data", scratch / "statements.json"
     shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(data, copy, symlinks=True)
+    shutil.copytree(data, copy, symlinks=True, copy_function=copy_flushed)  # on disk, as a day-old folder is
     proc = subprocess.run([sys.executable, "-m", "bench.statements", "--over", "1e9", "--json", str(saved), "--",
                            "--data-dir", str(copy), *command], cwd=tree, env=_env(tree),
                           capture_output=True, text=True)
