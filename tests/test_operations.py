@@ -16,7 +16,8 @@ from pipeline.status import collect_status
 
 from conftest import FIXTURES, subprocess_env
 from support.fake_scryfall import FakeScryfall
-from support.runs import EditableRun
+from support.runs import (ADDED_TO, ERRATA, NEW_CARD, REMOVED_FROM, REWORDED, EditableRun,
+                          change_history_runs)
 from support.sample_data import sample_api_data
 from support.warehouse_state import query as sql
 
@@ -80,46 +81,10 @@ def test_a_second_identical_sync_changes_nothing_but_sync_run(data_dir, capsys):
     assert capsys.readouterr().out == "no changes in 1 run(s)\n"
 
 
-REWORDED = "Case of the Shifting Visage"
-REMOVED_FROM = "Case of the Burning Masks"
-ADDED_TO = "Case of the Gorgon's Kiss"
-ERRATA = "Case of the Uneaten Feast"
-NEW_CARD = "Case of the Market Melee"
-
-
 @pytest.fixture
 def two_runs(tmp_path):
-    """Run 1: the sample (API only) without Case of the Market Melee. Run 2: the full sample with
-    four constructed edits: one card-specific ruling re-worded (a few words changed), one removed,
-    one added (the text of one of the MTG wiki's own rulings, filed as a WotC ruling), and one
-    card's Oracle text set to its printed wording from the reference (the pre-update text)."""
-    base = EditableRun(tmp_path / "run1", sources=["api"])
-    base.drop_card(NEW_CARD)
-    changed = EditableRun(tmp_path / "run2", sources=["api"])
-    edits = {}
-
-    def reword(rulings):
-        target = next(r for r in rulings if r["comment"].startswith("The copy is created on the stack"))
-        edits["old"] = target["comment"]
-        target["comment"] = target["comment"].replace("Creating the copy won’t cause", "Creating the copy doesn’t cause")
-        edits["new"] = target["comment"]
-
-    def remove(rulings):
-        own = [r for r in rulings if sum(r["comment"] in [x["text"] for x in c["rulings"]] for c in REFERENCE.values()) == 1]
-        edits["removed"] = own[0]["comment"]
-        rulings.remove(own[0])
-
-    def add(rulings):
-        edits["added"] = "A Case remains solved even if another player gains control of it."
-        rulings.append({"object": "ruling", "oracle_id": rulings[0]["oracle_id"], "source": "wotc",
-                        "published_at": "2024-02-02", "comment": edits["added"]})
-
-    changed.edit_rulings(REWORDED, reword)
-    changed.edit_rulings(REMOVED_FROM, remove)
-    changed.edit_rulings(ADDED_TO, add)
-    changed.set_oracle_text(ERRATA, REFERENCE[ERRATA]["printed_text_en"])
-    assert REFERENCE[ERRATA]["printed_text_en"] != REFERENCE[ERRATA]["oracle_text"]
-    return base.path, changed.path, edits
+    """The constructed pair of runs of the change history (support.runs.change_history_runs)."""
+    return change_history_runs(tmp_path)
 
 
 def test_a_run_made_while_the_clock_is_behind_still_comes_last(data_dir, two_runs, monkeypatch, capsys):

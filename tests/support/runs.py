@@ -85,3 +85,47 @@ class EditableRun:
         body = self.read(entry)
         edit(body["data"])
         self.write(entry, body)
+
+
+# The change history's constructed pair of runs (README, "casefile changes"): the cards it edits.
+REWORDED = "Case of the Shifting Visage"
+REMOVED_FROM = "Case of the Burning Masks"
+ADDED_TO = "Case of the Gorgon's Kiss"
+ERRATA = "Case of the Uneaten Feast"
+NEW_CARD = "Case of the Market Melee"
+
+
+def change_history_runs(folder: Path) -> tuple[Path, Path, dict]:
+    """Run 1: the sample (API only) without Case of the Market Melee. Run 2: the full sample with
+    four constructed edits: one card-specific ruling re-worded (a few words changed), one removed,
+    one added (the text of one of the MTG wiki's own rulings, filed as a WotC ruling), and one
+    card's Oracle text set to its printed wording from the reference (the pre-update text).
+    Returns the two run folders and the texts edited."""
+    reference = {c["name"]: c for c in json.loads(REFERENCE.read_text("utf-8"))}
+    base = EditableRun(folder / "run1", sources=["api"])
+    base.drop_card(NEW_CARD)
+    changed = EditableRun(folder / "run2", sources=["api"])
+    edits = {}
+
+    def reword(rulings):
+        target = next(r for r in rulings if r["comment"].startswith("The copy is created on the stack"))
+        edits["old"] = target["comment"]
+        target["comment"] = target["comment"].replace("Creating the copy won’t cause", "Creating the copy doesn’t cause")
+        edits["new"] = target["comment"]
+
+    def remove(rulings):
+        own = [r for r in rulings if sum(r["comment"] in [x["text"] for x in c["rulings"]] for c in reference.values()) == 1]
+        edits["removed"] = own[0]["comment"]
+        rulings.remove(own[0])
+
+    def add(rulings):
+        edits["added"] = "A Case remains solved even if another player gains control of it."
+        rulings.append({"object": "ruling", "oracle_id": rulings[0]["oracle_id"], "source": "wotc",
+                        "published_at": "2024-02-02", "comment": edits["added"]})
+
+    changed.edit_rulings(REWORDED, reword)
+    changed.edit_rulings(REMOVED_FROM, remove)
+    changed.edit_rulings(ADDED_TO, add)
+    changed.set_oracle_text(ERRATA, reference[ERRATA]["printed_text_en"])
+    assert reference[ERRATA]["printed_text_en"] != reference[ERRATA]["oracle_text"]
+    return base.path, changed.path, edits
