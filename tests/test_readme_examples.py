@@ -689,3 +689,31 @@ def test_the_changes_shown_are_those_of_the_constructed_pair_of_runs(world, tmp_
 
 
 CHECKED_APART_KEYS = {test: key for key, test in CHECKED_APART.items()}
+
+
+# --- the Python API --------------------------------------------------------------------------
+
+
+def test_the_python_api_example_runs_and_shows_what_it_prints(world, monkeypatch):
+    """The ```python block of "Python API", run line by line as a notebook would (its data folder
+    the sample's, through CASEFILE_DATA_DIR; "/srv/casefile/data" stands for that folder too): the
+    block after it is what its first bare expression shows, and the other folder gives the same
+    rows."""
+    blocks = [b for b in read_blocks(README_TEXT) if b.part == "Python API" and b.kind == "fence"]
+    assert [b.lang for b in blocks[:2]] == ["python", ""], blocks[:2]
+    code, shown = blocks[0].lines, blocks[1].lines
+    folder = str(world.folders["sample"])
+    monkeypatch.setenv("CASEFILE_DATA_DIR", folder)
+    namespace: dict = {}
+    values = []
+    for line in code:
+        source = line.replace('"/srv/casefile/data"', repr(folder))
+        try:
+            expression = compile(source, "README.md", "eval")
+        except SyntaxError:  # a statement
+            exec(compile(source, "README.md", "exec"), namespace)
+        else:
+            values.append(eval(expression, namespace))
+    assert len(values) == 2, code
+    assert [l.rstrip() for l in repr(values[0]).splitlines()] == [l.rstrip() for l in shown]
+    assert values[1].equals(namespace["rulings"])
