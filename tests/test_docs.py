@@ -52,3 +52,28 @@ def test_every_table_of_the_schema_is_documented():
 def test_the_doctor_example_counts_the_checks_there_are():
     shown = re.findall(r"^ok +warehouse +(\d+) checks pass$", README, re.M)
     assert shown and {int(n) for n in shown} == {len(list((ROOT / "sql" / "checks").glob("*.sql")))}
+
+
+def test_every_column_of_the_schema_is_named_in_its_tables_row(tmp_path):
+    """The table contract of "Tables" names every column each table has (the schema applied to
+    an empty DuckDB file, as a writer applies it), in the row of its table."""
+    import duckdb
+
+    from pipeline.load.warehouse import apply_schema
+
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    try:
+        apply_schema(con)
+        columns: dict[str, list[str]] = {}
+        for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                         "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+                                         ).fetchall():
+            columns.setdefault(table, []).append(column)
+    finally:
+        con.close()
+    assert columns
+    for table, names in columns.items():
+        row = re.search(rf"^\| `{table}` \|.*$", README, re.M)
+        assert row, table
+        missing = [name for name in names if f"`{name}`" not in row.group(0)]
+        assert not missing, (table, missing)
