@@ -482,8 +482,10 @@ def main() -> None:
                         help="runs of each timed step (floor, rebuilds, incremental sync); the median is reported")
     args = parser.parse_args()
     scales = args.scale or [1.0, 2.0, 4.0]
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {_mem_gib():.0f} GiB, "
-          f"Python {platform.python_version()}, DuckDB {_duckdb_version()}; data: SYNTHETIC (bench/generate.py)")
+    origin = {"commit": _commit(), "cpu": _cpu_model(), "copies_flushed": True}
+    print(f"machine: {platform.machine()}, {origin['cpu'] or 'CPU unknown'}, {os.cpu_count()} cores, "
+          f"{_mem_gib():.0f} GiB, Python {platform.python_version()}, DuckDB {_duckdb_version()}; "
+          f"code: {origin['commit'] or 'commit unknown'}; data: SYNTHETIC (bench/generate.py)")
     api = None if args.no_api else api_plan()
     if api:
         print(f"API plan, type:\"Case\" on loopback: {api['requests']} requests = {api['search_pages']} search page(s) "
@@ -509,6 +511,7 @@ def main() -> None:
                       f"(1x: {_listed(runs['1x'])}; {scale:g}x: {_listed(runs[f'{scale:g}x'])})")
         if api:
             fig["api"] = api
+        fig.update(origin)  # which code ran, where, and that the synced copies were flushed (copy_flushed)
         print(json.dumps(fig))
     if one_data is not None:
         shutil.rmtree(one_data, ignore_errors=True)
@@ -519,6 +522,31 @@ def _mem_gib() -> float:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     except (ValueError, OSError):
         return 0.0
+
+
+def _commit() -> str | None:
+    """The checkout's commit, with "+changes" when files differ from it; None outside git."""
+    try:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+        status = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if head.returncode != 0:
+        return None
+    return head.stdout.strip() + ("+changes" if status.stdout.strip() else "")
+
+
+def _cpu_model() -> str | None:
+    """The CPU's model name as Linux reports it (the hosts of FINDINGS.md are told apart by it)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
 
 
 def _duckdb_version() -> str:
