@@ -129,3 +129,27 @@ def change_history_runs(folder: Path) -> tuple[Path, Path, dict]:
     changed.set_oracle_text(ERRATA, reference[ERRATA]["printed_text_en"])
     assert reference[ERRATA]["printed_text_en"] != reference[ERRATA]["oracle_text"]
     return base.path, changed.path, edits
+
+
+def recorded_as(dest: Path, query: str, source: Path = SAMPLE) -> Path:
+    """A copy of a recorded run (the sample by default) CONSTRUCTED as a run of another query of
+    the same cards (``t:case`` for the sample's ``type:"Case"``): run.json names ``query``, the
+    search URLs ask Scryfall for it (their doc_ids follow), and the MTG wiki page, whose bytes are
+    unchanged, is filed under it. Every other document is the recording's, byte for byte."""
+    from urllib.parse import parse_qs, urlencode, urlsplit
+
+    run = EditableRun(dest, source)
+    meta = json.loads((dest / "run.json").read_text("utf-8"))
+    old = meta["query"]
+    meta["query"] = query
+    (dest / "run.json").write_text(json.dumps(meta, indent=1), "utf-8")
+    for entry in run.entries("search"):
+        assert parse_qs(urlsplit(entry["url"]).query)["q"] == [old] and urlencode({"q": old}) in entry["url"]
+        for name in ("url", "final_url"):
+            entry[name] = entry[name].replace(urlencode({"q": old}), urlencode({"q": query}))
+        entry["doc_id"] = doc_id_for(entry["url"], (dest / entry["path"]).read_bytes())
+    for entry in run.manifest:
+        if entry["origin"] == "mtgwiki":
+            entry["key"] = query
+    run._save()
+    return dest
