@@ -103,6 +103,7 @@ class _Collected:
     unknown_fields: Counter = field(default_factory=Counter)
     wiki_quotes: list[tuple[str, list[str]]] = field(default_factory=list)  # (page title, rule numbers)
     query_cards: set[tuple[str, str]] = field(default_factory=set)  # (query, oracle_id)
+    query_wiki_pages: set[tuple[str, str]] = field(default_factory=set)  # (query, doc_id)
     editions: dict[str, tuple[str, RulesDocument]] = field(default_factory=dict)  # date -> (doc_id, rules)
 
 
@@ -236,6 +237,8 @@ def _collect_pages(origin: str):
             if entry.origin != origin or entry.kind != "page" or entry.status != 200:
                 continue
             got.sightings.extend(_page_sightings(origin, body, entry, _page_name(run, entry), got))
+            if origin == "mtgwiki":  # its copies name no card: the page is the query's
+                got.query_wiki_pages.add((run.meta.get("query") or "", entry.doc_id))
     return collect_pages
 
 
@@ -299,6 +302,7 @@ def build_state(store: RawStore, runs: list[RunInfo]) -> State:
         **{name: _frame(rows) for name, rows in rules_tables(got.editions, got.wiki_quotes, cards, rec.rulings).items()},
         "card_set": _frame([_set_row(s) for _, s in sorted(sets.items())]),
         "query_card": _frame([{"query": q, "oracle_id": o} for q, o in sorted(got.query_cards) if o in known]),
+        "query_wiki_page": _frame(query_wiki_page_rows(got)),
         "card": _frame([_card_row(c) for c in cards]),
         "printing": _frame([_printing_row(p) for p in printings]),
         "ruling": _frame([r.__dict__ for r in rec.rulings]),
@@ -416,6 +420,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
         con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "
                     "oracle_id FROM n_card", {"query": query})
     tables["query_card"] = "n_query_card"
+    tables["query_wiki_page"] = query_wiki_page_rows(got)
     rules, links_scoped = sql_rules_tables(con, got.editions, got.wiki_quotes, delta_built=outcome is not None)
     tables.update(rules)
     if links_scoped:
@@ -423,6 +428,12 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
     return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql", scope=scope,
                  unmatched_translations=unmatched, unknown_fields=unknown,
                  cache_keep={doc.sha256 for doc in pair if doc.sha256} if pair else None)
+
+
+def query_wiki_page_rows(got: _Collected) -> list[dict]:
+    """query_wiki_page: the MTG wiki page of each query's current view (a page several queries
+    fetched, byte-identical, is one document and a row for each of them)."""
+    return [{"query": q, "doc_id": d} for q, d in sorted(got.query_wiki_pages)]
 
 
 def _reconcile_with_pages(con, sightings: list[RulingSighting]):

@@ -12,7 +12,7 @@ from .rawstore import RawStore, inode_usage
 from .reader import loaded_runs, open_reader, query
 
 TABLES = ("sync_run", "raw_document", "card_set", "card", "printing", "ruling", "card_ruling",
-          "ruling_sighting", "ruling_translation", "query_card", "change_event", "retired_ruling", "cr_edition", "cr_rule",
+          "ruling_sighting", "ruling_translation", "query_card", "query_wiki_page", "change_event", "retired_ruling", "cr_edition", "cr_rule",
           "cr_glossary", "ruling_rule", "card_rule")
 
 

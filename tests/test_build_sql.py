@@ -18,8 +18,8 @@ from pipeline.rawstore import RawStore, read_run
 from conftest import ROOT
 from test_normalize_scryfall import REVERSIBLE
 
-STATE_TABLES = ("card_set", "card", "query_card", "printing", "ruling", "card_ruling", "ruling_sighting",
-                "ruling_translation")
+STATE_TABLES = ("card_set", "card", "query_card", "query_wiki_page", "printing", "ruling", "card_ruling",
+                "ruling_sighting", "ruling_translation")
 
 
 def _warehouse(path, store, runs, engine, tables=STATE_TABLES):
@@ -65,6 +65,30 @@ def test_sample_with_its_page_sources_gives_identical_tables(tmp_path):
     origins = {origin for origin in ("mtgwiki", "listeblanche", "scryfall-page")
                if any(f"'{origin}'" in row for row in sql["ruling_sighting"])}
     assert origins == {"mtgwiki", "listeblanche", "scryfall-page"}
+
+
+def test_a_wiki_page_two_queries_fetched_is_each_querys_on_both_paths(tmp_path):
+    """The sample (type:"Case", with its page sources) and a copy of it CONSTRUCTED as a run of
+    t:case (support.runs.recorded_as: query and search URLs rewritten, every page byte-identical):
+    one wiki document in two current views. Both paths give it to both queries, and its sightings
+    and rulings once, as either run alone gives them."""
+    from support.runs import recorded_as
+
+    store = store_with_sample(tmp_path, sources=("api", "wiki", "listeblanche", "scryfall-page"))
+    second = recorded_as(tmp_path / "raw" / "20260102T000000.000000Z", "t:case",
+                         source=tmp_path / "raw" / "20260101T000000.000000Z")
+    meta = second / "run.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "run_id": second.name}))
+    runs = store.complete_runs()
+    assert [r.meta["query"] for r in runs] == ['type:"Case"', "t:case"]
+    py, sql = both(tmp_path, store, runs)
+    assert py == sql
+    [page] = {row[1] for row in map(eval, sql["query_wiki_page"])}
+    assert sorted(q for q, _ in map(eval, sql["query_wiki_page"])) == ["t:case", 'type:"Case"']
+    alone = _warehouse(tmp_path / "alone.duckdb", store, runs[1:], "python")
+    for table in ("ruling", "card_ruling", "ruling_sighting"):
+        assert sql[table] == alone[table], table
+    assert sum(f"'{page}'" in row for row in sql["ruling_sighting"]) == 14
 
 
 def _page(cards):

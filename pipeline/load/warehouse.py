@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # Tables rewritten from the current runs at every load, in dependency order.
-STATE_TABLES = ("card_set", "card", "query_card", "printing", "ruling", "card_ruling", "ruling_sighting", "ruling_translation",
+STATE_TABLES = ("card_set", "card", "query_card", "query_wiki_page", "printing", "ruling", "card_ruling", "ruling_sighting", "ruling_translation",
                 "cr_edition", "cr_rule", "cr_glossary", "ruling_rule", "card_rule")
 
 
@@ -71,6 +71,7 @@ def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = N
         con.execute("SET temp_directory = ?", [str(path.parent / ".tmp")])
     apply_schema(con)
     _fill_ruling_card_names(con)
+    _fill_query_wiki_pages(con)
     return con
 
 
@@ -114,6 +115,16 @@ def _fill_ruling_card_names(con: duckdb.DuckDBPyConnection) -> None:
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+def _fill_query_wiki_pages(con: duckdb.DuckDBPyConnection) -> None:
+    """Fill query_wiki_page where the warehouse has wiki sightings and the table no row: a
+    warehouse made before the table, whose pages are then each the query of the first run that
+    fetched them (what raw_document tells) until the next load writes every query's."""
+    if not con.execute("SELECT NOT EXISTS (SELECT 1 FROM query_wiki_page) "
+                       "AND EXISTS (SELECT 1 FROM ruling_sighting WHERE origin = 'mtgwiki')").fetchone()[0]:
+        return
+    con.execute(read_sql("load/fill_query_wiki_page.sql"))
 
 
 def _derive_card_names(con: duckdb.DuckDBPyConnection, whole: bool) -> None:
