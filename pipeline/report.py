@@ -109,7 +109,12 @@ def resolve_scope(con: duckdb.DuckDBPyConnection, query: str | None) -> Scope:
 def _scope_to(con: duckdb.DuckDBPyConnection, query: str) -> None:
     catalog = run_query(con, "SELECT current_database()")[1][0][0]
     ident = '"' + catalog.replace('"', '""') + '"'  # an identifier: cannot be a bound parameter
-    for statement in read_sql("reports/scope_views.sql").replace("{db}", ident).split(";"):
+    statements = read_sql("reports/scope_views.sql").split(";")
+    if not run_query(con, read_sql("read/has_table.sql"), {"name": "query_wiki_page"})[1][0][0]:
+        # a warehouse no writer of this version has opened yet
+        first_runs = read_sql("reports/scope_page_first_runs.sql")
+        statements = [first_runs if "TABLE scope_page" in s else s for s in statements]
+    for statement in (s.replace("{db}", ident) for s in statements):
         if "CREATE" in statement:
             run_query(con, statement, {"query": query} if "$query" in statement else None)
 

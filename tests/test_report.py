@@ -498,6 +498,26 @@ def test_a_query_without_a_wiki_page_counts_no_wiki_ruling_nor_wiki_sighting(sam
     assert "rulings by source,mtgwiki,5" in rows and "sightings by origin,mtgwiki,14" in rows
 
 
+def test_two_queries_that_fetched_the_same_wiki_page_each_count_its_rulings(tmp_path, capsys):
+    """The sample, then a copy of it CONSTRUCTED as a run of t:case (support.runs.recorded_as:
+    query and search URLs rewritten, the Case wiki page byte-identical, so one document of the
+    raw store). The wiki page is in both queries' current views: each query's report counts its
+    five wiki-only rulings and 14 wiki sightings, as a warehouse of that query alone does."""
+    from support.runs import recorded_as
+
+    other = recorded_as(tmp_path / "t-case", "t:case")
+    both, alone = tmp_path / "both", tmp_path / "alone"
+    assert main(["--data-dir", str(both), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(both), "-q", "sync", "--offline", str(other)]) == 0
+    assert main(["--data-dir", str(alone), "-q", "sync", "--offline", str(other)]) == 0
+    capsys.readouterr()
+    for query in ('type:"Case"', "t:case"):
+        rows = report(both, capsys, "rulings", "--query", query, "--format", "csv")[1].splitlines()
+        assert "rulings by source,mtgwiki,5" in rows and "sightings by origin,mtgwiki,14" in rows, query
+    assert report(both, capsys, "rulings", "--query", "t:case", "--format", "csv") \
+        == report(alone, capsys, "rulings", "--query", "t:case", "--format", "csv")
+
+
 def test_a_large_warehouse_gets_a_readable_page(synced, tmp_path, capsys, monkeypatch):
     """Charts and detail tables stop at a readable size (the reports' own tables keep every row);
     the headings say what is shown of how much. Limits lowered here so that the sample exceeds them."""

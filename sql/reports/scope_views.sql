@@ -1,11 +1,11 @@
 -- Restrict a report to the cards of one query: temporary views named like the tables shadow
 -- them for the rest of this read-only connection. {db} is the warehouse's catalog name.
--- The MTG wiki's copies name no card: they are the query's when a run of the query fetched the
--- page they were read from (raw_document.run_id, the first run that fetched it): a query that
--- names no card type has no wiki page, and so no wiki ruling or sighting.
+-- The MTG wiki's copies name no card: they are the query's when its current view holds the page
+-- they were read from (query_wiki_page: raw_document.run_id names only the first run that fetched
+-- a page, which another query may share byte for byte): a query that names no card type has no
+-- wiki page, and so no wiki ruling or sighting.
 CREATE TEMP TABLE scope_card AS SELECT DISTINCT oracle_id FROM {db}.main.query_card WHERE query = $query;
-CREATE TEMP TABLE scope_page AS SELECT d.doc_id FROM {db}.main.raw_document AS d
-    WHERE d.origin = 'mtgwiki' AND d.run_id IN (SELECT run_id FROM {db}.main.sync_run WHERE query = $query);
+CREATE TEMP TABLE scope_page AS SELECT doc_id FROM {db}.main.query_wiki_page WHERE query = $query;
 CREATE TEMP VIEW card AS SELECT * FROM {db}.main.card WHERE oracle_id IN (SELECT oracle_id FROM scope_card);
 CREATE TEMP VIEW printing AS SELECT * FROM {db}.main.printing WHERE oracle_id IN (SELECT oracle_id FROM scope_card);
 CREATE TEMP VIEW card_ruling AS SELECT * FROM {db}.main.card_ruling WHERE oracle_id IN (SELECT oracle_id FROM scope_card);
