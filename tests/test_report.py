@@ -518,6 +518,32 @@ def test_two_queries_that_fetched_the_same_wiki_page_each_count_its_rulings(tmp_
         == report(alone, capsys, "rulings", "--query", "t:case", "--format", "csv")
 
 
+def test_a_warehouse_made_before_query_wiki_page_reports_its_wiki_page_and_a_writer_fills_it(tmp_path, capsys):
+    """A warehouse of the sample whose query_wiki_page is dropped, as a warehouse made before the
+    table has none (CONSTRUCTED by that DROP): a read-only report still finds the query's wiki
+    page (through the first run that fetched it), and the next writer to open the file makes the
+    table and fills it, before any load."""
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    capsys.readouterr()
+    expected = report(data, capsys, "rulings", "--query", 'type:"Case"', "--format", "csv")
+    assert "rulings by source,mtgwiki,5" in expected[1].splitlines()
+    db = data / "warehouse" / "casefile.duckdb"
+    con = duckdb.connect(str(db))
+    [(doc_id,)] = con.execute("SELECT doc_id FROM query_wiki_page").fetchall()
+    con.execute("DROP TABLE query_wiki_page")
+    con.close()
+    assert report(data, capsys, "rulings", "--query", 'type:"Case"', "--format", "csv") == expected
+    from pipeline.load.warehouse import open_writer
+
+    writer = open_writer(db)
+    try:
+        assert writer.execute("SELECT query, doc_id FROM query_wiki_page").fetchall() == [('type:"Case"', doc_id)]
+    finally:
+        writer.close()
+    assert report(data, capsys, "rulings", "--query", 'type:"Case"', "--format", "csv") == expected
+
+
 def test_a_large_warehouse_gets_a_readable_page(synced, tmp_path, capsys, monkeypatch):
     """Charts and detail tables stop at a readable size (the reports' own tables keep every row);
     the headings say what is shown of how much. Limits lowered here so that the sample exceeds them."""
