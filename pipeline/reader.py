@@ -50,7 +50,7 @@ def connect_read_only(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnect
     con.execute("SET enable_progress_bar = false")
     # A DuckDB file without casefile's tables (`duckdb FILE` run before the first sync makes one)
     # is no warehouse yet, as no file is: not a failing query of the command that reads it.
-    if not con.execute(read_sql("read/has_tables.sql")).fetchone()[0]:
+    if not con.execute(read_sql("read/has_table.sql"), {"name": "sync_run"}).fetchone()[0]:  # every load writes it
         con.close()
         raise NoWarehouse(f"no warehouse at {path} yet: the file holds none of casefile's tables; "
                           "run `casefile sync` (or `casefile rebuild`) first")
