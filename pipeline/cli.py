@@ -530,7 +530,7 @@ def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | Non
               help="File format of the dataset files.")
 @click.option("--out", type=OutPath(file_okay=False, path_type=Path), required=True,
               help="Folder to write (.. and links followed): created, or replaced whole if it holds a "
-                   "previous export.")
+                   "previous export and nothing else.")
 @pass_ctx
 def export(ctx: Context, dataset: str, fmt: str, out: Path) -> None:
     """Export the rulings dataset to a folder: data files, datasheet.md and manifest.json.

@@ -111,11 +111,16 @@ def check_target(out: Path) -> None:
 
 
 def is_export(folder: Path) -> bool:
+    """Whether ``folder`` holds a casefile export and nothing else: a manifest.json of ours and the
+    files it names. A file added to an export (a LICENSE, notes) would be lost with the folder."""
     try:
         manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
-    except (OSError, ValueError):
+        if not isinstance(manifest, dict) or manifest.get("generator") != GENERATOR:
+            return False
+        names = {entry["name"] for entry in manifest["files"]} | {"manifest.json"}
+        return all(path.name in names for path in folder.iterdir())
+    except (OSError, ValueError, KeyError, TypeError):
         return False
-    return isinstance(manifest, dict) and manifest.get("generator") == GENERATOR
 
 
 STOPPED = "stopped by SIGTERM; the previous export, if any, is unchanged"

@@ -199,6 +199,19 @@ def test_a_folder_that_is_not_an_export_is_never_replaced(sample_data_dir, tmp_p
     assert files_of(out) == {"notes.txt": b"keep me"}
 
 
+@pytest.mark.parametrize("added", ["LICENSE", "extra/notes.txt"])
+def test_an_export_with_files_added_to_it_is_not_replaced(sample_data_dir, tmp_path, capsys, added):
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    (out / added).parent.mkdir(exist_ok=True)
+    (out / added).write_text("keep me")
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert run_export(sample_data_dir, out, "--format", "jsonl") == 2
+    assert "not a casefile export" in capsys.readouterr().err
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert [p.name for p in tmp_path.iterdir()] == ["export"]
+
+
 def test_out_that_is_a_file_is_a_usage_error(sample_data_dir, tmp_path, capsys):
     target = tmp_path / "file"
     target.write_text("x")
