@@ -105,6 +105,11 @@ def check_target(out: Path) -> None:
     """``--out`` may be new, an empty folder, or a previous export; anything else is refused."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: is a file, not a folder")
+    for folder in out.parents:  # the nearest one that exists: a file there is where --out cannot go
+        if folder.exists():
+            if not folder.is_dir():
+                raise UsageError(f"--out {out}: {folder} is a file, not a folder")
+            break
     if out.is_dir() and any(out.iterdir()) and not is_export(out):
         raise UsageError(f"--out {out}: the folder holds files that are not a casefile export; "
                          "choose a new folder (an export replaces the whole folder)")

@@ -219,6 +219,15 @@ def test_out_that_is_a_file_is_a_usage_error(sample_data_dir, tmp_path, capsys):
     assert target.read_text() == "x"
 
 
+@pytest.mark.parametrize("below", ["sub", "sub/deeper"])
+def test_out_below_a_file_names_the_file(sample_data_dir, tmp_path, capsys, below):
+    target = tmp_path / "file"
+    target.write_text("x")
+    assert run_export(sample_data_dir, target / below) == 2
+    assert capsys.readouterr().err == f"casefile: error: --out {target / below}: {target} is a file, not a folder\n"
+    assert target.read_text() == "x" and [p.name for p in tmp_path.iterdir()] == ["file"]
+
+
 def test_export_without_a_warehouse_says_what_to_do(data_dir, tmp_path, capsys):
     assert run_export(data_dir, tmp_path / "export") == 78
     assert "casefile sync" in capsys.readouterr().err
