@@ -79,8 +79,8 @@ def _cell(value: Any) -> str:
         return format(value, "f")
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_cell(v) for v in value) + "]"
+    if isinstance(value, (list, tuple)):  # a NULL in a list is NULL, as DuckDB prints it: [NULL] is not []
+        return "[" + ", ".join("NULL" if v is None else _cell(v) for v in value) + "]"
     return str(_plain(value))
 
 

@@ -82,6 +82,18 @@ def test_every_duckdb_type_prints_as_json():
     assert line.startswith(f"PT1H30M,-PT1H30M,P3DT0.5S,PT0S,{u},1234567.25,12345678901234567890.123,ab01,")
 
 
+def test_a_null_in_a_list_is_not_an_empty_list():
+    # [NULL] printed as [] read as an empty list: `list(source_as_seen)` of the wiki's sightings
+    cursor = duckdb.connect().execute("SELECT [NULL]::VARCHAR[] AS one_null, []::VARCHAR[] AS empty, "
+                                      "[1, NULL, 3] AS ints, [[NULL], []] AS nested")
+    columns, rows = [d[0] for d in cursor.description], cursor.fetchall()
+    assert render(columns, rows, "csv") == 'one_null,empty,ints,nested\n[NULL],[],"[1, NULL, 3]","[[NULL], []]"\n'
+    for fmt in ("table", "markdown"):
+        assert "[NULL]" in render(columns, rows, fmt) and "[1, NULL, 3]" in render(columns, rows, fmt), fmt
+    assert json.loads(render(columns, rows, "json")) == [
+        {"one_null": [None], "empty": [], "ints": [1, None, 3], "nested": [[None], []]}]
+
+
 def test_numbers_print_with_every_digit():
     columns = ["t", "mean", "price", "whole", "huge"]
     rows = [(1796310000.123456, 2.2666666666666666, decimal.Decimal("1234567.25"), 3.0, 1e16),
