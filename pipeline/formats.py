@@ -79,9 +79,26 @@ def _cell(value: Any) -> str:
         return format(value, "f")
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (list, tuple)):  # a NULL in a list is NULL, as DuckDB prints it: [NULL] is not []
-        return "[" + ", ".join("NULL" if v is None else _cell(v) for v in value) + "]"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_element(v) for v in value) + "]"
     return str(_plain(value))
+
+
+# The characters that make DuckDB quote a string inside a list it prints (CAST(list AS VARCHAR)).
+_QUOTED_IN_LIST = frozenset("\"'(),:=[\\]{}")
+_SPACE = " \t\n\v\f\r"  # what DuckDB counts as space at a string's edge
+
+
+def _element(value: Any) -> str:
+    """An element of a list as DuckDB prints it: NULL as NULL, and a string quoted ('…', with \\'
+    and \\\\) where it would read as something else (empty, edged with spaces, holding a separator
+    or a quote, or the word null), so that ['a, b'] is not ['a', 'b'] and [NULL] not ['NULL']."""
+    if value is None:
+        return "NULL"
+    if type(value) is str and (value == "" or value[0] in _SPACE or value[-1] in _SPACE
+                               or value.lower() == "null" or not _QUOTED_IN_LIST.isdisjoint(value)):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return _cell(value)
 
 
 def records(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[dict]:

@@ -94,6 +94,27 @@ def test_a_null_in_a_list_is_not_an_empty_list():
         {"one_null": [None], "empty": [], "ints": [1, None, 3], "nested": [[None], []]}]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)),
+                                             max_size=12),
+                          st.sampled_from(["", " a", "a ", "null", "NULL", "a, b", "Gorgon's", "a\\b", "[x]", "k=v"])),
+                max_size=4))
+def test_a_list_of_strings_prints_as_duckdb_prints_it(values):
+    """A list's strings are quoted where DuckDB quotes them, so that ['a, b'] does not print as
+    the two elements [a, b], nor ['NULL'] as [NULL]."""
+    cursor = duckdb.connect().execute("SELECT $v::VARCHAR[] AS l, CAST($v::VARCHAR[] AS VARCHAR) AS shown", {"v": values})
+    listed, shown = cursor.fetchone()
+    assert render(["l"], [(listed,)], "csv") == render(["l"], [(shown,)], "csv")
+
+
+def test_strings_that_would_read_as_other_elements_are_quoted():
+    rows = [(["Ghired, Conclave Exile", "X"], ["Ghired", "Conclave Exile", "X"], [""], ["NULL", None],
+             ["Case of the Gorgon's Kiss", "plain words"])]
+    [_, line] = render(["a", "b", "c", "d", "e"], rows, "csv").splitlines()
+    assert line == ("\"['Ghired, Conclave Exile', X]\",\"[Ghired, Conclave Exile, X]\",['']," 
+                    "\"['NULL', NULL]\",\"['Case of the Gorgon\\'s Kiss', plain words]\"")
+
+
 def test_numbers_print_with_every_digit():
     columns = ["t", "mean", "price", "whole", "huge"]
     rows = [(1796310000.123456, 2.2666666666666666, decimal.Decimal("1234567.25"), 3.0, 1e16),
