@@ -293,6 +293,7 @@ def test_synthetic_bulk_run_gives_identical_tables(tmp_path):
     "nbsp\u00a0here", "prime \u2033 acute \u00b4", "\x1c\x1dcontrol\x0b", "fullwidth \uff0d \ufe58",
     " it\u2019s  \u201cspaced\u201d\u2014twice ", "double -- hyphen --- and \u2014-- mixed", "-- {1}--",
     "soft\u00adhyphen zero\u200bwidth\ufeff",
+    "Cases don`t lose", "a `grave` quote and don\u2019t",  # the backtick: ASCII, yet folded as a quote
 ])
 def test_sql_text_functions_match_python(text):
     from pipeline.normalize.text import canonical_text, has_symbols, match_key, symbol_free_key, typographic_score

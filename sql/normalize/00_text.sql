@@ -9,16 +9,17 @@
 -- regexp search are several times faster than translate() and a global regexp_replace.
 -- A text is ASCII when its byte length is its length (strlen counts bytes, length characters):
 -- cheaper than any regular expression. cf_fold changes only the quotes and dashes it lists, all
--- non-ASCII, so it has nothing to do on an ASCII text, and a text is plain when its folded copy
--- is ASCII.
+-- non-ASCII but the backtick, so on an ASCII text it has only backticks to fold, and a text is
+-- plain when its folded copy is ASCII.
 CREATE OR REPLACE TEMP MACRO cf_ascii(t) AS
     strlen(t) = length(t);
 CREATE OR REPLACE TEMP MACRO cf_fold(t) AS
     CASE WHEN NOT cf_ascii(t)
-         THEN replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(
-              replace(replace(replace(replace(replace(t, '‘', ''''), '’', ''''), '‚', ''''), '‛', ''''), '′', ''''),
+         THEN replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(
+              replace(replace(replace(replace(replace(t, '‘', ''''), '’', ''''), '‚', ''''), '‛', ''''), '′', ''''), '`', ''''),
               '“', '"'), '”', '"'), '„', '"'), '‟', '"'), '«', '"'), '»', '"'),
               '‐', '-'), '‒', '-'), '–', '-'), '—', '-'), '―', '-'), '−', '-')
+         WHEN contains(t, '`') THEN replace(t, '`', '''')
          ELSE t END;
 -- A run of hyphens is one (match_key: "--" typed for a dash, or a dash folded beside a hyphen).
 CREATE OR REPLACE TEMP MACRO cf_hyphens(t) AS
