@@ -7,7 +7,6 @@ code is that of the worst failure (78 config, 65 data, 69 unreachable, 75 the wa
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 
@@ -16,7 +15,7 @@ from .config import Settings
 from .errors import (EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_TEMPFAIL, EXIT_UNAVAILABLE, CasefileError,
                      NoWarehouse)
 from .lock import holder_pid
-from .rawstore import DELETING, RawStore, new_run_id, read_manifest
+from .rawstore import DELETING, RawStore, document_problem, new_run_id, read_manifest
 from .reader import loaded_runs, open_reader, query
 from .resources import sql_files
 
@@ -77,17 +76,9 @@ def _raw_store(settings: Settings, running: bool) -> list[Finding]:
             continue
         for entry in entries:
             checked += 1
-            path = run.path / entry.path
-            try:
-                with open(path, "rb") as fh:  # streamed: a bulk file may be gigabytes
-                    digest = hashlib.file_digest(fh, "sha256").hexdigest()
-            except OSError:
-                found.append(Finding("fail", "raw", f"{run.run_id}/{entry.path} is missing", EXIT_DATAERR))
-                bad += 1
-                continue
-            if digest != entry.sha256:
-                found.append(Finding("fail", "raw", f"{run.run_id}/{entry.path} does not match its manifest "
-                                                    f"sha256 (changed after it was fetched)", EXIT_DATAERR))
+            problem = document_problem(run, entry)
+            if problem:
+                found.append(Finding("fail", "raw", problem, EXIT_DATAERR))
                 bad += 1
         leftovers = [p for p in run.path.rglob(".*.tmp-*")]
         if leftovers:

@@ -452,6 +452,9 @@ def read_manifest(run: RunInfo, include_quarantined: bool = False) -> list[DocEn
     try:
         raw = (run.path / MANIFEST).read_bytes()
     except FileNotFoundError:
+        if run.success is not None:  # every run writes one before its first document
+            raise SourceDataError(f"{run.path / MANIFEST} is missing: the documents of the run "
+                                  f"{run.run_id} cannot be read without it") from None
         return []
     lines = raw.split(b"\n")
     for number, line in enumerate(lines, 1):
@@ -477,7 +480,23 @@ def body_path(run: RunInfo, entry: DocEntry) -> Path:
 
 
 def read_body(run: RunInfo, entry: DocEntry) -> bytes:
-    return body_path(run, entry).read_bytes()
+    try:
+        return body_path(run, entry).read_bytes()
+    except FileNotFoundError:
+        raise SourceDataError(f"{run.path / entry.path} is missing (the run's manifest lists it)") from None
+
+
+def document_problem(run: RunInfo, entry: DocEntry) -> str | None:
+    """Why the file of ``entry`` is not the body that was fetched (missing, or bytes that no
+    longer match the manifest's sha256), or None when it is."""
+    try:
+        with open(run.path / entry.path, "rb") as fh:  # streamed: a bulk file may be gigabytes
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError:
+        return f"{run.run_id}/{entry.path} is missing"
+    if digest != entry.sha256:
+        return f"{run.run_id}/{entry.path} does not match its manifest sha256 (changed after it was fetched)"
+    return None
 
 
 class RawStore:

@@ -25,7 +25,7 @@ from .normalize.lines import prune_cache
 from .stop import ABORTED_MESSAGE
 from .load.warehouse import defer_compaction, describe_failures, load_run, open_writer, replace_file, run_checks
 from .lock import SyncLock
-from .rawstore import RawStore, RunInfo, mark_rejected, read_run
+from .rawstore import RawStore, RunInfo, document_problem, mark_rejected, read_manifest, read_run
 from .reader import loaded_runs
 from .resources import sample_dir
 
@@ -292,6 +292,19 @@ def _refuse_if_the_warehouse_was_broken(con, run: RunInfo, failed: ChecksFailed)
             "`casefile rebuild` makes the warehouse again from data/raw/") from failed
 
 
+def _refuse_if_raw_files_changed(upto: list[RunInfo], run: RunInfo, failed: SourceDataError) -> None:
+    """A build that fails on a raw file lost or changed since it was fetched fails for the file,
+    not for the run's data: no run is rejected for it (a rebuild would leave a loaded run out from
+    then on). Raises SourceDataError (65) naming the file in that case."""
+    for held in upto:
+        for entry in read_manifest(held):
+            problem = document_problem(held, entry)
+            if problem:
+                raise SourceDataError(
+                    f"run {run.run_id} was not loaded, and is not rejected: {problem}; restore the file, "
+                    "or remove the folder of its run (`casefile doctor` lists every such file)") from failed
+
+
 def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir: Path | None,
               mark_aborted: bool = False, use_delta: bool = True, timed: bool = True) -> LoadResult:
     """Build and load one run. ``mark_aborted``: a signal during the build or the load marks this run aborted
@@ -313,6 +326,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
             # A SIGTERM's Aborted raised inside a parser can come out as a parse error: the run
             # is not at fault, and the handler below treats the error as the stop it was
             if not stop.requested():
+                _refuse_if_raw_files_changed(upto, run, exc)
                 if isinstance(exc, ChecksFailed):
                     _refuse_if_the_warehouse_was_broken(con, run, exc)
                 mark_rejected(run, str(exc))

@@ -1,8 +1,10 @@
 """The main job on the bundled sample, end to end, through the real CLI and a DuckDB file."""
 
 import json
+import shutil
 
 import duckdb
+import pytest
 
 from pipeline.cli import main
 
@@ -144,6 +146,31 @@ def test_rebuild_skips_incomplete_runs(data_dir):
     assert snapshot(db) == before
 
 
+@pytest.mark.parametrize("damage", ["truncated", "missing"])
+def test_a_raw_file_damaged_after_its_run_was_loaded_rejects_no_run_in_a_rebuild(data_dir, capsys, damage):
+    """The bundled sample synced, then one of its raw files cut short or deleted by hand. A
+    rebuild fails (65) naming the file and keeps the warehouse; it must not mark the run
+    rejected, or the next rebuild would leave the run out and empty the warehouse (it did:
+    "rebuilt ... from 0 run(s)", exit 0)."""
+    casefile(data_dir, "-q", "sync", "--offline")
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    before = snapshot(db)
+    [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
+    page = run / "docs" / "scryfall-api" / "00001-search.json"
+    if damage == "truncated":
+        page.write_bytes(page.read_bytes()[:3000])
+    else:
+        page.unlink()
+    capsys.readouterr()
+    for _ in range(2):
+        assert casefile(data_dir, "rebuild") == 65
+        err = capsys.readouterr().err
+        assert f"{run.name}/docs/scryfall-api/00001-search.json" in err and "Traceback" not in err
+        assert "not rejected" in err
+        assert not (run / "_FAILED").exists()
+        assert snapshot(db) == before
+
+
 def test_offline_replay_of_a_run_folder(data_dir, tmp_path):
     casefile(data_dir, "sync", "--offline")
     [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
@@ -156,6 +183,25 @@ def test_offline_with_a_query_the_recording_lacks_is_a_usage_error(data_dir, cap
     assert casefile(data_dir, "sync", "--offline", "--query", "set:xyz") == 2
     assert "holds no response" in capsys.readouterr().err
     assert not (data_dir / "warehouse" / "casefile.duckdb").exists()
+
+
+@pytest.mark.parametrize("lost", ["manifest.jsonl", "docs/scryfall-api/00001-search.json"])
+def test_a_recorded_run_missing_a_file_is_refused_by_name(data_dir, tmp_path, capsys, lost):
+    """A copy of a recorded run (made here by syncing the bundled sample) without its manifest
+    or one of its documents: the replay fails with 65 naming the file (it was a traceback for a
+    document, and "holds no response" with 2 for the manifest), the warehouse is left as it was."""
+    casefile(data_dir, "-q", "sync", "--offline")
+    [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
+    copy = tmp_path / "recorded"
+    shutil.copytree(run, copy)
+    (copy / lost).unlink()
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    before = snapshot(db)
+    capsys.readouterr()
+    assert casefile(data_dir, "sync", "--offline", str(copy)) == 65
+    err = capsys.readouterr().err
+    assert f"{copy / lost} is missing" in err and "Traceback" not in err
+    assert snapshot(db) == before
 
 
 def test_offline_from_a_folder_that_is_not_a_run(data_dir, tmp_path, capsys):
