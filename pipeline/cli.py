@@ -611,6 +611,10 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("casefile: interrupted", err=True)
         return 130
     except Exception as exc:
+        damaged = _damaged_warehouse(exc)
+        if damaged is not None:  # found by a query after the file opened (the writer's, or prune's)
+            _report(damaged)
+            return damaged.exit_code
         if _out_of_memory(exc):
             _report(ConfigError(f"DuckDB ran out of memory ({str(exc).splitlines()[0]}); raise "
                                 "CASEFILE_MEMORY_LIMIT_MB (0: DuckDB's default) or free memory. "
@@ -626,6 +630,14 @@ def _out_of_memory(exc: Exception) -> bool:
     import duckdb
 
     return isinstance(exc, duckdb.OutOfMemoryException)
+
+
+def _damaged_warehouse(exc: Exception) -> ConfigError | None:
+    import duckdb
+
+    from .errors import damaged_warehouse
+
+    return damaged_warehouse(exc) if isinstance(exc, duckdb.Error) else None
 
 
 def _report(exc: CasefileError) -> None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+import duckdb
+
 from . import cooldown
 from .config import Settings
 from .errors import (EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_TEMPFAIL, EXIT_UNAVAILABLE, CasefileError,
-                     NoWarehouse)
+                     ConfigError, NoWarehouse, damaged_warehouse)
 from .lock import holder_pid
 from .rawstore import DELETING, RawStore, document_problem, new_run_id, read_manifest
 from .reader import loaded_runs, open_reader, query
@@ -114,6 +116,8 @@ def _warehouse(settings: Settings) -> list[Finding]:
         for check in sql_files("checks"):
             try:
                 _, rows = query(con, check.read_text("utf-8"))
+            except ConfigError as exc:  # the file is damaged (reader.query): no check can run
+                return [Finding("fail", "warehouse", str(exc), exc.exit_code)]
             except CasefileError as exc:
                 found.append(Finding("fail", "warehouse", f"check {check.stem} cannot run: {exc}", EXIT_DATAERR))
                 failing += 1
@@ -123,6 +127,11 @@ def _warehouse(settings: Settings) -> list[Finding]:
                                                           f"first: {rows[0]}", EXIT_DATAERR))
                 failing += 1
         loaded = loaded_runs(con)
+    except duckdb.Error as exc:
+        damaged = damaged_warehouse(exc)
+        if damaged is None:
+            raise
+        return [Finding("fail", "warehouse", str(damaged), damaged.exit_code)]
     finally:
         con.close()
     pending = [r.run_id for r in RawStore(settings.raw_dir).complete_runs() if r.run_id not in loaded]

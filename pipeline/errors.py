@@ -117,3 +117,17 @@ def unopenable_warehouse(path, exc: Exception) -> ConfigError:
     first = str(exc).strip().splitlines()[0].rstrip(".!") if str(exc).strip() else exc.__class__.__name__
     return ConfigError(f"cannot open the warehouse {path}: {first}. "
                        "If the file is damaged, `casefile rebuild` makes it again from data/raw/.")
+
+
+# What DuckDB says of a warehouse file that is damaged where it reads it (on opening it, or in a
+# later query): cut short, or a block whose checksum fails.
+_DAMAGED = ("Corrupt database file", "Could not read enough bytes from file")
+
+
+def damaged_warehouse(exc: Exception) -> ConfigError | None:
+    """The error for DuckDB's ``exc`` when it says the warehouse file is damaged, else None."""
+    text = str(exc).strip()
+    if not any(words in text for words in _DAMAGED):
+        return None
+    return ConfigError("the warehouse file is damaged: `casefile rebuild` makes it again from data/raw/ "
+                       f"({text.splitlines()[0].rstrip('.!')})")

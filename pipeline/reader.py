@@ -13,7 +13,7 @@ from typing import Iterator
 
 import duckdb
 
-from .errors import NoWarehouse, TryAgainLater, UsageError, unopenable_warehouse
+from .errors import CasefileError, NoWarehouse, TryAgainLater, UsageError, damaged_warehouse, unopenable_warehouse
 from .resources import read_sql
 
 
@@ -39,9 +39,11 @@ def connect_read_only(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnect
         try:
             con = duckdb.connect(str(path), read_only=True)
             break
-        except duckdb.IOException as exc:
+        except duckdb.Error as exc:
+            if not isinstance(exc, duckdb.IOException) and damaged_warehouse(exc) is None:
+                raise
             text = str(exc).lower()
-            if "lock" not in text:
+            if not isinstance(exc, duckdb.IOException) or "lock" not in text:
                 raise unopenable_warehouse(path, exc) from None
             if time.monotonic() >= deadline:
                 raise TryAgainLater(f"the warehouse {path} is busy (a sync is writing it); try again in a moment") from None
@@ -102,7 +104,11 @@ def run_all_but_last(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     return statements[-1].query if statements else sql
 
 
-def _failed(exc: duckdb.Error) -> UsageError:
+def _failed(exc: duckdb.Error) -> CasefileError:
+    """A usage error with DuckDB's message; a configuration error when the file is damaged."""
+    damaged = damaged_warehouse(exc)
+    if damaged is not None:
+        return damaged
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
     return UsageError(f"the query failed: {first}")
 

@@ -294,6 +294,24 @@ def test_a_damaged_warehouse_says_rebuild_and_a_rebuild_mends_it(synced, capsys)
     assert capsys.readouterr().out.endswith("count_star()\n15\n")
 
 
+def test_a_warehouse_cut_short_says_rebuild_and_the_run_it_fetched_is_loaded_by_the_rebuild(synced, capsys):
+    """The warehouse of the bundled sample cut to half its size (made here, as a copy or a disk
+    that lost its end leaves it): DuckDB opens it and fails when a query reaches the lost part.
+    Every command says so with 78 and what to do (they printed a traceback, or "the query
+    failed" with 2); the sync keeps the run it fetched, and a rebuild loads it."""
+    db = synced / "warehouse" / "casefile.duckdb"
+    with open(db, "r+b") as fh:
+        fh.truncate(db.stat().st_size // 2)
+    for command in (["sync", "--offline"], ["status"], ["doctor"], ["prune"], ["changes"]):
+        assert main(["--data-dir", str(synced), *command]) == 78, command
+        captured = capsys.readouterr()
+        assert "the warehouse file is damaged" in captured.out + captured.err, command
+        assert "`casefile rebuild`" in captured.out + captured.err and "Traceback" not in captured.err, command
+    assert main(["--data-dir", str(synced), "-q", "rebuild"]) == 0
+    assert main(["--data-dir", str(synced), "sql", "SELECT count(*) FROM sync_run", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.endswith("count_star()\n2\n")
+
+
 @pytest.mark.parametrize("fmt", ["table", "csv", "json", "markdown"])
 def test_sql_prints_a_listing_of_several_batches_as_a_whole(synced, capsys, fmt):
     from pipeline.formats import render

@@ -18,7 +18,7 @@ import duckdb
 from .. import stop, timing
 from ..changes import choose_rewordings
 from ..clock import utc_now_iso
-from ..errors import ChecksFailed, LockBusy, unopenable_warehouse
+from ..errors import ChecksFailed, LockBusy, damaged_warehouse, unopenable_warehouse
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
 from ..normalize.delta import SCOPED_TABLES
@@ -58,8 +58,10 @@ def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = N
             con.execute(f"ATTACH '{quoted}' AS warehouse (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
             con.execute("USE warehouse")
             break
-        except duckdb.IOException as exc:
+        except duckdb.Error as exc:
             con.close()
+            if not isinstance(exc, duckdb.IOException) and damaged_warehouse(exc) is None:
+                raise
             if not _is_lock_error(exc):
                 raise unopenable_warehouse(path, exc) from None
             if time.monotonic() >= deadline:
