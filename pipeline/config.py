@@ -219,8 +219,10 @@ def validate(settings: Settings) -> Settings:
     except UnicodeEncodeError:
         raise ConfigError(f"cannot use the data folder {str(data_dir)!r}: its path is not UTF-8; "
                           "rename it or choose another") from None
-    if data_dir.exists() and not data_dir.is_dir():
-        raise ConfigError(f"cannot use the data folder {data_dir}: it is not a folder")
+    existing = next((path for path in (data_dir, *data_dir.parents) if path.exists()), None)
+    if existing is not None and not existing.is_dir():  # the folder, or one it would be made in
+        raise ConfigError(f"cannot use the data folder {data_dir}: "
+                          + ("it is not a folder" if existing == data_dir else f"{existing} is not a folder"))
     if settings.contact and any(unicodedata.category(c) == "Cc" for c in settings.contact):
         raise ConfigError("the contact may not hold control characters (it goes into a request header)")
     beyond_latin_1 = [c for c in settings.contact or "" if ord(c) > 255]

@@ -286,15 +286,17 @@ def test_plan_inside_a_remembered_429_cool_down_makes_no_request(cli, data_dir):
 
 
 def test_plan_answers_a_429_with_75_where_the_data_folder_cannot_be_written(tmp_path):
-    # a plan takes no lock and makes no folder: a cool-down it cannot keep is no traceback
-    blocker = tmp_path / "a-file"
-    blocker.write_text("", "utf-8")
+    # a plan takes no lock and makes no folder: a cool-down it cannot keep (a folder, made here,
+    # where its file goes; a data folder whose path runs through a file is a setting to fix, 78)
+    # is no traceback
+    data = tmp_path / "data"
+    (data / "cooldown.json").mkdir(parents=True)
     cards, rulings, sets = sample_api_data()
     with FakeScryfall(cards, rulings, sets) as server:
         server.add_fault("/cards/search", "429", retry_after=600)
         result = subprocess.run([sys.executable, "-m", "pipeline", "sync", "--api-url", server.url, "--plan"],
                                 capture_output=True, text=True, cwd=str(tmp_path), timeout=60,
-                                env=subprocess_env(blocker / "data", CASEFILE_RETRY_AFTER_MIN="1",
+                                env=subprocess_env(data, CASEFILE_RETRY_AFTER_MIN="1",
                                                    CASEFILE_RETRY_AFTER_MAX="5"))
     assert result.returncode == 75, result.stderr
     assert "could not be kept" in result.stderr and "Traceback" not in result.stderr
