@@ -197,6 +197,8 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
     from .lock import SyncLock
 
     settings = ctx.settings.with_overrides(api_url=api_url, wiki_page=wiki_page)
+    if query is not None and not query.strip():  # an unset shell variable: not the default query
+        raise click.BadParameter("give a Scryfall query, not an empty string", param_hint="--query")
     chosen = None
     if sources:
         chosen = [s.strip() for s in sources.split(",") if s.strip()]

@@ -50,6 +50,15 @@ def test_unknown_source_is_a_usage_error(data_dir, capsys):
     assert "ftp" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("args", [["--offline"], ["--plan"], ["--bulk", "always"]])
+def test_an_empty_query_is_a_usage_error(data_dir, capsys, args):
+    """`--query "$QUERY"` with the variable unset synced the default query (type:"Case"), live
+    or from the bundled sample, as if no --query had been given."""
+    assert main(["--data-dir", str(data_dir), "sync", "--query", " ", *args]) == 2
+    assert "--query" in capsys.readouterr().err
+    assert not (data_dir / "raw").exists()
+
+
 def test_sql_without_a_warehouse_says_what_to_do(data_dir, capsys):
     assert main(["--data-dir", str(data_dir), "sql", "SELECT 1"]) == 78
     assert "casefile sync" in capsys.readouterr().err
