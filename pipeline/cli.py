@@ -41,8 +41,9 @@ pass_ctx = click.make_pass_decorator(Context)
 
 
 class OutPath(click.Path):
-    """``click.Path`` for ``--out``: an empty value (an unset shell variable) is refused, where
-    ``Path("")`` would quietly mean the current folder; so is, for a file, a value written as a
+    """``click.Path`` for a path casefile writes (``--out``, ``--data-dir``): an empty value (an
+    unset shell variable) is refused, where ``Path("")`` would quietly mean the current folder;
+    so is, for a file, a value written as a
     folder (``dir/``, ``dir/.``, ``..``), which ``Path`` would quietly turn into ``dir``."""
 
     def convert(self, value, param, ctx):
@@ -140,9 +141,9 @@ def write_output(path: Path, text: str) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="casefile")
-# --data-dir is not checked here: a file where the folder should be is a setting to fix (exit 78,
-# config.validate), not a usage error.
-@click.option("--data-dir", type=click.Path(path_type=Path), envvar="CASEFILE_DATA_DIR",
+# --data-dir is checked here only for an empty value (exit 2, as for --out): a file where the
+# folder should be is a setting to fix (exit 78, config.validate), not a usage error.
+@click.option("--data-dir", type=OutPath(path_type=Path), envvar="CASEFILE_DATA_DIR",
               help="Folder holding raw/ and warehouse/ [env CASEFILE_DATA_DIR; default: data/ of the checkout].")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               envvar="CASEFILE_LOG_FORMAT", help="Logs and summary as text, or as one JSON object per line.")

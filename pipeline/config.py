@@ -40,6 +40,10 @@ PAGE_INTERVAL_S = 1.0
 DEFAULT_KEEP_DAYS = 30
 # Below this DuckDB cannot load even the bundled sample (50 MB fails, 100 MB works).
 MIN_MEMORY_LIMIT_MB = 100
+# The largest memory limit and wait taken: beyond them a setting is a typo, and DuckDB cannot read
+# such a limit nor Python sleep so long (1e15 MB, 1e12 s end in errors deep in a sync).
+MAX_MEMORY_LIMIT_MB = 16 * 1024 * 1024  # 16 TiB
+MAX_WAIT_S = 86_400.0  # a day
 
 
 def _package_root() -> Path:
@@ -209,8 +213,14 @@ def validate(settings: Settings) -> Settings:
     for name in ("connect_timeout_s", "read_timeout_s"):
         if getattr(settings, name) == 0:
             raise ConfigError(f"{name} must be more than 0 s")
+    for name in ("search_interval_s", "api_interval_s", "page_interval_s", "connect_timeout_s", "read_timeout_s",
+                 "backoff_base_s", "backoff_max_s", "retry_after_min_s", "retry_after_max_s", "reader_wait_s"):
+        if getattr(settings, name) > MAX_WAIT_S:
+            raise ConfigError(f"{name} may not be over {MAX_WAIT_S:.0f} s (a day)")
     if settings.memory_limit_mb and settings.memory_limit_mb < MIN_MEMORY_LIMIT_MB:
         raise ConfigError(f"memory_limit_mb must be 0 (DuckDB's own default) or at least {MIN_MEMORY_LIMIT_MB}")
+    if settings.memory_limit_mb > MAX_MEMORY_LIMIT_MB:
+        raise ConfigError(f"memory_limit_mb may not be over {MAX_MEMORY_LIMIT_MB} (16 TiB)")
     if settings.compact_every < 1:
         raise ConfigError("compact_every must be at least 1 (1: every sync compacts)")
     data_dir = Path(settings.data_dir).expanduser()
@@ -274,5 +284,7 @@ def from_env(env=None, data_dir: Path | None = None) -> Settings:
                             ("compact_every", "CASEFILE_COMPACT_EVERY")]:
         number = _env_float(env, var)
         if number is not None:
+            if not number.is_integer():  # 2.7 attempts is a typo, not 2
+                raise ConfigError(f"{var} must be a whole number, got {env[var]!r}")
             values[field_name] = int(number)
     return validate(Settings(**values))

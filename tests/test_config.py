@@ -41,10 +41,30 @@ CARDS, RULINGS, SETS = sample_api_data()
     ("CASEFILE_SCRYFALL_WEB_URL", "https://scryfall.com/\t", "scryfall_web_url is not a URL"),
     ("CASEFILE_SCRYFALL_WEB_URL", "https://scryfäll.com", "scryfall_web_url is not a URL"),
     ("CASEFILE_WIKI_PAGE", "https://mtg.wiki/page/Case File", "the wiki page is not a URL"),
+    ("CASEFILE_MAX_ATTEMPTS", "2.7", "CASEFILE_MAX_ATTEMPTS must be a whole number"),
+    ("CASEFILE_COMPACT_EVERY", "0.5", "CASEFILE_COMPACT_EVERY must be a whole number"),
+    ("CASEFILE_MEMORY_LIMIT_MB", "1e15", "memory_limit_mb may not be over"),  # DuckDB cannot read the limit
+    ("CASEFILE_BACKOFF_MAX", "1e12", "backoff_max_s may not be over 86400 s"),  # Python cannot sleep so long
+    ("CASEFILE_RETRY_AFTER_MAX", "100000", "retry_after_max_s may not be over"),
+    ("CASEFILE_READER_WAIT", "1e10", "reader_wait_s may not be over"),
 ])
 def test_a_bad_setting_is_refused_by_name(tmp_path, name, value, message):
     with pytest.raises(ConfigError, match=message):
         from_env({"CASEFILE_DATA_DIR": str(tmp_path), name: value})
+
+
+def test_a_whole_number_written_as_a_float_is_a_count(tmp_path):
+    settings = from_env({"CASEFILE_DATA_DIR": str(tmp_path), "CASEFILE_MAX_ATTEMPTS": "3.0",
+                         "CASEFILE_MEMORY_LIMIT_MB": "1e3", "CASEFILE_READER_WAIT": "86400"})
+    assert (settings.max_attempts, settings.memory_limit_mb, settings.reader_wait_s) == (3, 1000, 86400.0)
+
+
+def test_an_empty_data_dir_option_is_a_usage_error_not_the_current_folder(tmp_path, monkeypatch, capsys):
+    # an unset shell variable in a cron line: `casefile --data-dir "$DATA" sync`
+    monkeypatch.chdir(tmp_path)
+    assert main(["--data-dir", "", "sync", "--offline"]) == 2
+    assert "give a path, not an empty string" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_settings_the_readme_shows_are_accepted(tmp_path):

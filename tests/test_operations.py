@@ -447,6 +447,27 @@ def test_sigterm_aborts_the_run_and_changes_nothing(data_dir, point):
     assert sql(data_dir, "SELECT count(*) FROM sync_run") == [(2,)]
 
 
+@pytest.mark.parametrize("point", ["during_extract", "before_commit"])
+def test_ctrl_c_is_exit_130_and_changes_nothing(data_dir, point):
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    before = state(data_dir)
+    proc = start(data_dir, "sync", "--offline", CASEFILE_FAILPOINT=f"{point}:sleep=30")
+    runs_dir = data_dir / "raw"
+    newest = lambda: sorted(p for p in runs_dir.iterdir() if p.is_dir())  # noqa: E731
+    marker = "manifest.jsonl" if point == "during_extract" else "_SUCCESS"
+    _wait_for(lambda: len(newest()) == 2 and (newest()[-1] / marker).exists()
+              and (newest()[-1] / marker).stat().st_size > 0)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert state(data_dir) == before
+    assert json.loads((newest()[-1] / "_FAILED").read_text())["status"] == "aborted"
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    assert sql(data_dir, "SELECT count(*) FROM sync_run") == [(2,)]
+
+
 def _wait_for(condition, timeout=30.0):
     deadline = time.monotonic() + timeout
     while not condition():
