@@ -139,7 +139,26 @@ def write_output(path: Path, text: str) -> None:
         raise
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class Group(click.Group):
+    """The command group. A reader of stdout that stops reading (``casefile sql … | head -1``)
+    ends the command quietly with exit 0, as when the whole output fitted in the pipe before it
+    closed, where click would exit 1 (here: a bug). A sync's network errors never come this far
+    as a ``BrokenPipeError``: the HTTP client makes them connection errors."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            import contextlib
+
+            with contextlib.suppress(OSError, ValueError):  # what stdout still buffers goes nowhere at exit
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                os.close(devnull)
+            raise click.exceptions.Exit(0) from None
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="casefile")
 # --data-dir is checked here only for an empty value (exit 2, as for --out): a file where the
 # folder should be is a setting to fix (exit 78, config.validate), not a usage error.

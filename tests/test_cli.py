@@ -410,3 +410,22 @@ def test_status_in_markdown_lists_the_facts_before_its_tables(synced, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"- data dir: {synced}" and "| card | 15 |" in lines
     assert all(line.startswith(("- ", "| ")) for line in lines if line)
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv"])
+def test_output_to_a_pipe_its_reader_closed_ends_quietly_with_exit_0(synced, fmt):
+    # `casefile sql … | head -1`: the reader stops after one line, long before the rows end. Click
+    # exited 1 (a bug, by the README) with nothing said; an output that fitted in the pipe exited 0.
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    process = subprocess.Popen([sys.executable, "-m", "pipeline", "sql", "SELECT * FROM range(300000)",
+                                "--format", fmt], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=subprocess_env(synced))
+    assert process.stdout.readline()
+    process.stdout.close()
+    assert process.wait(timeout=60) == 0
+    assert process.stderr.read() == b""
+    process.stderr.close()
