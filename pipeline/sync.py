@@ -382,13 +382,15 @@ def load_pending(settings: Settings, store: RawStore, fetched: str | None = None
 
 def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> LoadResult:
     """A run that fetches one Comprehensive Rules file and loads it (rules, glossary, links)."""
-    from .extract.rules import check_url, fetch_rules, is_url
+    from .extract.rules import check_path, check_url, fetch_rules, is_url
     from .extract.http import HttpClient
     from .normalize.rules import parse_cr
     from .rules_link import unknown_keyword_rules
 
     if is_url(source):
         check_url(source)
+    else:
+        check_path(source)
     store = RawStore(settings.raw_dir)
     with stop.sigterm_raises(), (nullcontext() if lock_held else SyncLock(settings.lock_path)):
         client = HttpClient(settings) if is_url(source) else None

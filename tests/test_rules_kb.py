@@ -248,3 +248,13 @@ def test_a_missing_file_whose_name_is_not_utf8_is_a_usage_error(tmp_path, data_d
     assert main(["--data-dir", str(data_dir), "rules", "ingest", str(tmp_path / os.fsdecode(b"n\xe9ant.txt"))]) == 2
     err = capsys.readouterr().err
     assert "n\N{REPLACEMENT CHARACTER}ant.txt is neither an http(s) URL nor a readable file" in err
+
+
+def test_a_missing_file_is_a_usage_error_that_leaves_no_run(tmp_path, data_dir, capsys):
+    # a mistyped name made a run, marked failed, that `casefile status` then counted and listed
+    from pipeline.rawstore import RawStore
+
+    for missing in (tmp_path / "nowhere.txt", tmp_path, ""):
+        assert main(["--data-dir", str(data_dir), "rules", "ingest", str(missing)]) == 2
+        assert "neither an http(s) URL nor a readable file" in capsys.readouterr().err
+    assert RawStore(data_dir / "raw").runs() == []

@@ -40,6 +40,15 @@ def check_url(url: str) -> None:
         raise UsageError(f"{redact_url(url)} is not a URL a request can be made to: {problem}")
 
 
+def check_path(source: str) -> Path:
+    """The local file ``source`` names; a path that names no file is refused, before a run is made
+    for it (a mistyped name would leave a failed run in the raw store)."""
+    path = Path(source).expanduser()
+    if not path.is_file():
+        raise UsageError(f"{printable(source)} is neither an http(s) URL nor a readable file")
+    return path
+
+
 def fetch_rules(source: str, transport, writer: RunWriter, settings) -> None:
     """Save the CR file named by ``source`` (http(s) URL or local path) into the run."""
     if is_url(source):
@@ -49,9 +58,7 @@ def fetch_rules(source: str, transport, writer: RunWriter, settings) -> None:
         if response.status != 200:
             raise SourceUnavailable(f"{source} answered HTTP {response.status}")
         return
-    path = Path(source).expanduser()
-    if not path.is_file():
-        raise UsageError(f"{printable(source)} is neither an http(s) URL nor a readable file")
+    path = check_path(source)
     size = path.stat().st_size
     if size > MAX_CR_BYTES:
         raise SourceDataError(f"{printable(source)}: {size:,} bytes is too large for a Comprehensive Rules file")
