@@ -1,19 +1,20 @@
 -- card_by_name.sql again with both sides folded alike, for a $name that matched nothing as typed:
 -- case, accents and the style of quotes and dashes do not matter ("gorgon’s kiss" finds "Gorgon's
--- Kiss", "pacte fracasse" "Pacte fracassé"). Only a text that is not plain ASCII is folded:
+-- Kiss", "pacte fracasse" "Pacte fracassé"; the quotes and dashes are those of match keys and
+-- search, pipeline/normalize/text.py: "gorgon´s" too). Only a text that is not plain ASCII is folded:
 -- strip_accents is the costly part, and the query as typed (card_by_name.sql) runs without it.
 WITH wanted AS (
-    SELECT strip_accents(lower(translate($name, '’‘“”«»–—', '''''""""--'))) AS n
+    SELECT strip_accents(lower(translate($name, '‘’‚‛′´`“”„‟″«»‐‑‒–—―−﹘﹣－', '''''''''''''''"""""""----------'))) AS n
 ), cards AS (
     SELECT oracle_id, name,
            CASE WHEN strlen(name) = length(name) THEN lower(name)
-                ELSE strip_accents(lower(translate(name, '’‘“”«»–—', '''''""""--'))) END AS folded
+                ELSE strip_accents(lower(translate(name, '‘’‚‛′´`“”„‟″«»‐‑‒–—―−﹘﹣－', '''''''''''''''"""""""----------'))) END AS folded
     FROM card
 ), printed AS (
     SELECT p.oracle_id
     FROM printing AS p, wanted AS w
     WHERE contains(CASE WHEN strlen(p.printed_name) = length(p.printed_name) THEN lower(p.printed_name)
-                        ELSE strip_accents(lower(translate(p.printed_name, '’‘“”«»–—', '''''""""--'))) END, w.n)
+                        ELSE strip_accents(lower(translate(p.printed_name, '‘’‚‛′´`“”„‟″«»‐‑‒–—―−﹘﹣－', '''''''''''''''"""""""----------'))) END, w.n)
 )
 SELECT c.oracle_id, c.name,
        CASE WHEN c.folded = w.n THEN 0
