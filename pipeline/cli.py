@@ -586,8 +586,8 @@ def status(ctx: Context, fmt: str) -> None:
     from .status import collect_status
 
     info = collect_status(ctx.settings)
-    if ctx.log_format == "json" or fmt == "json":
-        click.echo(json.dumps(info, ensure_ascii=False, indent=2, default=str))
+    if ctx.log_format == "json" or fmt == "json":  # --log-format json: one object per line, as every result
+        click.echo(json.dumps(info, ensure_ascii=False, indent=None if ctx.log_format == "json" else 2, default=str))
         return
     tables = sorted(info["warehouse"].get("tables", {}).items())
     if fmt == "csv":  # one CSV table, for scripts: the row counts (the rest is in --format json)

@@ -429,3 +429,14 @@ def test_output_to_a_pipe_its_reader_closed_ends_quietly_with_exit_0(synced, fmt
     assert process.wait(timeout=60) == 0
     assert process.stderr.read() == b""
     process.stderr.close()
+
+
+def test_status_with_json_logs_prints_one_object_on_one_line(synced, capsys):
+    # --log-format json prints "one JSON object per line" (README): status printed its object
+    # indented over some eighty lines, which a reader of JSON lines cannot parse
+    assert main(["--data-dir", str(synced), "--log-format", "json", "status"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert json.loads(line)["warehouse"]["tables"]["card"] == 15
+    assert main(["--data-dir", str(synced), "status", "--format", "json"]) == 0  # for a person: indented
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) > 1 and json.loads(out)["warehouse"]["tables"]["card"] == 15
