@@ -59,6 +59,15 @@ def test_a_ruling_is_found_through_its_translation_once(con):
     assert ids(con, "nothing-here") == []
 
 
+def test_a_translation_is_searched_with_its_quotes_folded_as_the_words_are(con):
+    # "´" typed for an apostrophe, as search_fold folds it in the words: the translation's copy
+    # was folded for ’ ‘ “ ” « » – — only, so "l'ecart" missed "l´écart" (a constructed row)
+    con.execute("INSERT INTO ruling_translation VALUES ('r-english', 'fr', 'listeblanche', "
+                "'Une Affaire garde l´écart, „classée‟.', true)")
+    assert ids(con, "l'ecart") == ["r-english"]
+    assert ids(con, '"classee"') == ids(con, "classée") == ["r-english"]
+
+
 def test_quotes_around_words_are_not_part_of_them(con):
     # a word is letters and digits, with apostrophes inside it only ("don't"): a quoted phrase,
     # in straight or curly quotes, finds what the bare words find

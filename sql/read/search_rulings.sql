@@ -1,12 +1,13 @@
 -- Rulings matching every word of $words (already folded: lower case, no accents, straight quotes),
--- in English or in a translation. Ranked: the whole phrase first, then more hits, then shorter texts.
+-- in English or in a translation (its quotes and dashes folded here as pipeline/normalize/text.py
+-- folds them). Ranked: the whole phrase first, then more hits, then shorter texts.
 -- $first, a piece of one of the words (pipeline/lookup.py scan_needle: from its rarest letter on),
 -- narrows the rulings cheaply before every whole word is checked; the cards of the rulings shown
 -- are read after (read/cards_of_rulings.sql).
 -- The scan of ruling filters on match_key alone, so DuckDB reads the other columns only for the
 -- rows that pass; rulings found through their translations only are added to them.
 WITH tr AS (
-    SELECT ruling_id, strip_accents(translate(lower(string_agg(text, ' ')), '’‘“”«»–—', '''''""""--')) AS tr
+    SELECT ruling_id, strip_accents(translate(lower(string_agg(text, ' ')), '‘’‚‛′´`“”„‟″«»‐‑‒–—―−﹘﹣－', '''''''''''''''"""""""----------')) AS tr
     FROM ruling_translation
     GROUP BY ruling_id
 ), matched AS (
