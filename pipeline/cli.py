@@ -356,7 +356,8 @@ def sql(ctx: Context, statement: str, fmt: str) -> None:
 @pass_ctx
 def card(ctx: Context, name: str, fmt: str) -> None:
     """Show a card: cost, type, Oracle text, then every ruling with its date, source, where it was
-    seen and its translations. NAME may be the start or a unique part of the name.
+    seen and its translations. NAME may be the start or a unique part of the name, or the card's
+    Oracle id.
 
     \b
     Examples:

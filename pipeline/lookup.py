@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections import Counter
 
 import duckdb
 
@@ -27,22 +28,32 @@ _CANDIDATES_SHOWN = 10
 
 
 def find_card(con, name: str) -> str:
-    """The oracle id of the card called ``name``: exact match, else the only close one; a name
-    that matches nothing as typed is matched again with accents and quote styles folded."""
+    """The oracle id of the card called ``name`` (or whose Oracle id ``name`` is): exact match,
+    else the only close one; a name that matches nothing as typed is matched again with accents
+    and quote styles folded."""
     if not name.strip():
         raise UsageError("give a card name")
     _, rows = query(con, read_sql("read/card_by_name.sql"), {"name": name.strip()})
     if not rows:  # as typed it matches nothing: try again with accents and quote styles folded
         _, rows = query(con, read_sql("read/card_by_name_folded.sql"), {"name": name.strip()})
     if not rows:
-        raise UsageError(f"no card named {name!r} in the warehouse")
+        raise UsageError(f"no card named {_shown(name)} in the warehouse")
     best = [r for r in rows if r[2] == rows[0][2]]
     if len(best) > 1:
-        candidates = sorted({r[1] for r in best})
+        named = Counter(r[1] for r in best)
+        # a name two cards share (an Un-set's variants) is listed with each card's Oracle id, to ask for it by
+        candidates = sorted({f"{r[1]} ({r[0]})" if named[r[1]] > 1 else r[1] for r in best})
         names = ", ".join(candidates[:_CANDIDATES_SHOWN])
         more = len(candidates) - _CANDIDATES_SHOWN
-        raise UsageError(f"{name!r} matches several cards: {names}" + (f" … and {more} more" if more > 0 else ""))
+        raise UsageError(f"{_shown(name)} matches several cards: {names}"
+                         + (f" … and {more} more" if more > 0 else "")
+                         + ("; give the Oracle id of the one you want" if len(named) < len(best) else ""))
     return best[0][0]
+
+
+def _shown(name: str, most: int = 80) -> str:
+    """``name`` quoted for a message, cut at ``most`` characters (a pasted text may be long)."""
+    return repr(name if len(name) <= most else name[:most] + "…")
 
 
 def card_rows(con, oracle_id: str) -> tuple[dict, list[str], list[tuple]]:

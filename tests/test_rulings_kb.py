@@ -4,6 +4,7 @@ import json
 import re
 import shutil
 
+import duckdb
 import pytest
 
 from pipeline.cli import main
@@ -143,6 +144,35 @@ def test_a_name_matching_more_cards_than_are_listed_says_how_many_more(sample_wa
     err = capsys.readouterr().err
     shown = err.count("Case of the ")  # each name listed; the one asked for is quoted: 'Case of the'
     assert 0 < shown < 15 and f"and {15 - shown} more" in err
+
+
+def test_a_card_is_found_by_its_oracle_id_and_a_shared_name_lists_the_ids(sample_warehouse, tmp_path, capsys):
+    """Constructed: a copy of the sample warehouse given a second card named Case of the Locked
+    Hothouse (as Un-sets give several Oracle cards one name). The name alone then matches both,
+    each listed with its Oracle id, and either is shown when asked for by its id."""
+    data = tmp_path / "data"
+    shutil.copytree(sample_warehouse, data)
+    con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"))
+    [(real,)] = con.execute("SELECT oracle_id FROM card WHERE name = 'Case of the Locked Hothouse'").fetchall()
+    twin = "00000000-0000-4000-8000-000000000001"
+    con.execute("INSERT INTO card SELECT * REPLACE ($twin AS oracle_id) FROM card WHERE oracle_id = $real",
+                {"twin": twin, "real": real})
+    con.close()
+    assert main(["--data-dir", str(data), "card", "case of the locked hothouse"]) == 2
+    err = capsys.readouterr().err
+    assert f"Case of the Locked Hothouse ({real})" in err and f"Case of the Locked Hothouse ({twin})" in err
+    assert "give the Oracle id" in err
+    for oracle_id in (real, twin.upper()):
+        assert main(["--data-dir", str(data), "card", oracle_id, "--format", "json"]) == 0
+        capsys.readouterr()
+    assert main(["--data-dir", str(data), "card", real]) == 0
+    assert capsys.readouterr().out.startswith("Case of the Locked Hothouse  ")
+
+
+def test_a_long_name_that_matches_nothing_is_cut_in_the_message(sample_warehouse, capsys):
+    assert main(["--data-dir", str(sample_warehouse), "card", "x" * 5000]) == 2
+    err = capsys.readouterr().err
+    assert "no card named 'xxx" in err and len(err) < 300
 
 
 def _state(data):
