@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__, cooldown, stop, timing
-from .build import build_state, build_state_sql, document_rows, refuse_empty_bulk_files, run_row
+from .build import (RULES_ORIGIN, build_state, build_state_sql, current_runs, document_rows,
+                    refuse_empty_bulk_files, run_origins, run_row)
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
 from .errors import Aborted, CasefileError, ChecksFailed, ParseError, SourceDataError, UsageError, printable
 from .failpoints import failpoint
@@ -295,8 +296,12 @@ def _refuse_if_the_warehouse_was_broken(con, run: RunInfo, failed: ChecksFailed)
 def _refuse_if_raw_files_changed(upto: list[RunInfo], run: RunInfo, failed: SourceDataError) -> None:
     """A build that fails on a raw file lost or changed since it was fetched fails for the file,
     not for the run's data: no run is rejected for it (a rebuild would leave a loaded run out from
-    then on). Raises SourceDataError (65) naming the file in that case."""
-    for held in upto:
+    then on). Raises SourceDataError (65) naming the file in that case. Only the runs a build
+    reads are checked (the current views and the editions of the rules): not gigabytes of older
+    bulk files."""
+    read = {r.run_id: r for r in current_runs(upto).values()}
+    read.update((r.run_id, r) for r in upto if RULES_ORIGIN in run_origins(r))
+    for held in sorted(read.values(), key=lambda r: r.run_id):
         for entry in read_manifest(held):
             problem = document_problem(held, entry)
             if problem:

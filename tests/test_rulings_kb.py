@@ -207,6 +207,24 @@ def test_a_page_whose_layout_changed_fails_the_run_and_changes_nothing(data_dir,
     assert "no changes" in capsys.readouterr().out
 
 
+def test_a_damaged_file_of_a_run_no_build_reads_still_lets_a_broken_run_be_rejected(data_dir, tmp_path, capsys):
+    """Two syncs of the sample, the first one's API page then deleted by hand: that run is
+    superseded (no build reads it). A third run whose listeblanche page lost its rulings is
+    rejected for that page, not held back for the first run's file."""
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    first = sorted(p for p in (data_dir / "raw").iterdir() if p.is_dir())[0]
+    (first / "docs" / "scryfall-api" / "00001-search.json").unlink()
+    broken, page = _sample_with_page(tmp_path, "listeblanche")
+    page.write_text(re.sub(r"<blockquote.*?</blockquote>", "", page.read_text("utf-8"), flags=re.S), "utf-8")
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "sync", "--offline", str(broken)]) == 65
+    err = capsys.readouterr().err
+    assert "not rejected" not in err and first.name not in err
+    [newest] = sorted(p for p in (data_dir / "raw").iterdir() if p.is_dir())[-1:]
+    assert json.loads((newest / "_FAILED").read_text())["status"] == "rejected"
+
+
 def test_a_scryfall_page_of_a_card_with_rulings_that_shows_none_fails_the_run(data_dir, tmp_path, capsys):
     """casefile fetches the scryfall.com page of a card only when the API gives it rulings: a page
     whose rulings heading is gone (constructed: renamed in a copy of the sample's page) has changed
