@@ -25,10 +25,12 @@ def test_whitespace_case_and_trailing_space_fold():
     assert match_key('They\'re generally written "[Cost]: [Effect]." ') == match_key("they're  generally\u00a0written \"[cost]: [effect].\"")
 
 
-def test_quotes_that_nfkc_would_change_fold_too():
-    # NFKC makes the acute accent a space and a combining accent, the double prime two primes
+def test_every_quote_and_dash_folds_as_the_character_it_stands_for():
+    # NFKC would make the acute accent a space and a combining accent, the double prime two primes
     assert match_key("Cases don\u00b4t lose") == match_key("Cases don't lose")
     assert match_key("\u2033Solved\u2033 means") == match_key('"Solved" means')
+    for char, plain in {**text_module._QUOTES, **text_module._DASHES}.items():
+        assert match_key(f"a {char}b{char} c") == match_key(f"a {plain}b{plain} c"), hex(ord(char))
 
 
 def test_dashes_fold():

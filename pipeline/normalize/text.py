@@ -28,9 +28,10 @@ _FOLDED = {**_QUOTES, **_DASHES, **_INVISIBLE}
 # text up in the table (8 µs for a ruling), the pattern only the few it finds (match keys are
 # made for every ruling and card line a build links to the rules).
 _TO_FOLD = re.compile("[" + "".join(re.escape(c) for c in _FOLDED) + "]")
-# Those NFKC would change first: the acute accent ´ to a space and a combining accent, the double
-# prime ″ to two primes (two apostrophes once folded). They are folded before NFKC.
-_TO_FOLD_FIRST = re.compile("[" + "".join(re.escape(c) for c in _FOLDED if unicodedata.normalize("NFKC", c) != c) + "]")
+# The two quotes NFKC would change into something else first: the acute accent ´ into a space and a
+# combining accent, the double prime ″ into two primes (two apostrophes once folded). They are
+# folded before NFKC.
+_BEFORE_NFKC = {"\u00b4": "'", "\u2033": '"'}
 
 _HYPHENS = re.compile("-{2,}")  # "--" typed for a dash, or a dash beside a hyphen, once folded
 _SYMBOL = re.compile(r"\{[^{}\s]{1,12}\}")  # {1}, {W/U}, {T}, {10}: Scryfall's mana and tap symbols
@@ -53,8 +54,10 @@ def match_key(text: str) -> str:
 def folded_text(text: str) -> str:
     """``match_key`` before its casefold: NFKC, folded quotes and dashes (a run of them one "-"),
     no invisible characters, one space; the letters' case kept."""
-    if _TO_FOLD_FIRST.search(text):
-        text = _TO_FOLD_FIRST.sub(lambda found: _FOLDED[found.group()], text)
+    if not text.isascii():
+        for char, folded in _BEFORE_NFKC.items():
+            if char in text:
+                text = text.replace(char, folded)
     text = _TO_FOLD.sub(lambda found: _FOLDED[found.group()], unicodedata.normalize("NFKC", text))
     if "--" in text:
         text = _HYPHENS.sub("-", text)
