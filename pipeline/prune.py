@@ -11,8 +11,11 @@ sync is writing one).
 
 A document fetched again with the same bytes (a 304 links the earlier file into the new run) is
 one ``raw_document`` row, whose ``path`` names the first run's file. Before deleting that run,
-the prune points such rows at the oldest kept copy (``load/warehouse.py``), so the documents the
-warehouse's rows come from can still be opened. The rest of the warehouse is left as it is.
+the prune points such rows at the oldest kept copy (``load/warehouse.py``). A bulk view's
+sighting names the rulings file it was first read from as it is now; when no kept run holds that
+file, the sighting is pointed at the rulings file of the oldest kept run of its query, the one a
+rebuild from the kept runs reads it from first. So the documents the warehouse's rows come from
+can still be opened. The rest of the warehouse is left as it is.
 
 ``plan`` decides, with no side effect; ``prune`` takes the lock, plans, repoints and deletes
 through ``RawStore.delete_run``, which a crash cannot leave half done.
@@ -21,7 +24,7 @@ through ``RawStore.delete_run``, which a crash cannot leave half done.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -30,7 +33,7 @@ from .config import Settings
 from .errors import NoWarehouse
 from .load.warehouse import open_writer, repoint_documents
 from .lock import SyncLock
-from .rawstore import RUN_ID_FORMAT, RawStore, RunInfo, inode_usage, read_manifest
+from .rawstore import RUN_ID_FORMAT, DocEntry, RawStore, RunInfo, inode_usage, read_manifest
 from .reader import loaded_runs, open_reader
 
 log = logging.getLogger(__name__)
@@ -53,6 +56,8 @@ class Plan:
     decisions: list[Decision]
     # documents to point at a kept copy if their raw_document row names a deleted run: {"doc_id", "path"}
     moves: list[dict]
+    # sightings of a bulk view that name a deleted rulings file, to the kept one: {"doc_id", "to_doc_id"}
+    sighting_moves: list[dict] = field(default_factory=list)
 
     @property
     def doomed(self) -> list[RunInfo]:
@@ -66,6 +71,7 @@ class PruneResult:
     dry_run: bool
     leftovers: int = 0  # folders an interrupted prune had started to delete, removed now
     repointed: int = 0  # raw_document rows now naming a kept copy
+    sightings_repointed: int = 0  # ruling_sighting rows now naming a kept rulings file
 
     def kept_by_reason(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -78,7 +84,8 @@ class PruneResult:
         return {"event": "prune", "dry_run": self.dry_run,
                 ("would_delete" if self.dry_run else "deleted"): [r.run_id for r in self.plan.doomed],
                 "kept": self.kept_by_reason(), "bytes_freed": self.bytes_freed,
-                "documents_repointed": self.repointed, "leftovers_removed": self.leftovers}
+                "documents_repointed": self.repointed, "sightings_repointed": self.sightings_repointed,
+                "leftovers_removed": self.leftovers}
 
 
 def run_time(run: RunInfo) -> datetime:
@@ -110,24 +117,50 @@ def plan(runs: list[RunInfo], now: datetime, keep_days: int, loaded: set[str] | 
             decisions.append(Decision(run, True, RECENT))
         else:
             decisions.append(Decision(run, False, "superseded" if run.complete else run.status))
-    return Plan(decisions, _moves(decisions))
+    manifests = {d.run.run_id: read_manifest(d.run, include_quarantined=True) for d in decisions if d.run.complete}
+    moves = _moves(decisions, manifests)
+    return Plan(decisions, moves, _sighting_moves(decisions, manifests, {m["doc_id"] for m in moves}))
 
 
-def _moves(decisions: list[Decision]) -> list[dict]:
+def _moves(decisions: list[Decision], manifests: dict[str, list[DocEntry]]) -> list[dict]:
     """Each document that a deleted run and a kept run both hold, to the oldest kept copy. Its
     raw_document row may name the deleted run's file (it names the first run that held it, or the
     copy an earlier prune chose); ``repoint_documents`` moves it only then."""
     doomed_docs: set[str] = set()
     for d in decisions:
         if not d.keep and d.run.complete:
-            doomed_docs.update(e.doc_id for e in read_manifest(d.run, include_quarantined=True))
+            doomed_docs.update(e.doc_id for e in manifests[d.run.run_id])
     moves: dict[str, dict] = {}
     for d in decisions:  # oldest first
         if d.keep and d.run.complete:
-            for entry in read_manifest(d.run, include_quarantined=True):
+            for entry in manifests[d.run.run_id]:
                 if entry.doc_id in doomed_docs and entry.doc_id not in moves:
                     moves[entry.doc_id] = {"doc_id": entry.doc_id, "path": f"{d.run.run_id}/{entry.path}"}
     return list(moves.values())
+
+
+def _sighting_moves(decisions: list[Decision], manifests: dict[str, list[DocEntry]], kept_copies: set[str]
+                    ) -> list[dict]:
+    """Each bulk rulings file of a deleted run that no kept run holds, to the rulings file of the
+    oldest kept run of the same query after it. A bulk view's sighting names the file it was first
+    read from as it is now ("How it works"), which may be a deleted run's; a rebuild from the kept
+    runs reads it first from that kept run's file. A file that runs of two queries share, with two
+    different kept files after them, is left as it is."""
+    def rulings_files(run: RunInfo) -> list[str]:
+        return [e.doc_id for e in manifests[run.run_id] if e.kind == "bulk-rulings" and not e.quarantined]
+
+    kept = [(d.run, rulings_files(d.run)) for d in decisions if d.keep and d.run.complete]
+    targets: dict[str, set[str]] = {}
+    for d in decisions:  # oldest first, as ``kept`` is
+        if d.keep or not d.run.complete:
+            continue
+        query = d.run.meta.get("query") or ""
+        after = next((files[0] for run, files in kept if files and run.run_id > d.run.run_id
+                      and (run.meta.get("query") or "") == query), None)
+        for doc_id in rulings_files(d.run):
+            if after is not None and doc_id not in kept_copies:
+                targets.setdefault(doc_id, set()).add(after)
+    return [{"doc_id": doc_id, "to_doc_id": next(iter(to))} for doc_id, to in targets.items() if len(to) == 1]
 
 
 def bytes_freed(doomed: list[Path]) -> int:
@@ -158,10 +191,11 @@ def prune(settings: Settings, keep_days: int, dry_run: bool = False, now: dateti
         result = PruneResult(decided, bytes_freed([r.path for r in decided.doomed]), dry_run, leftovers)
         if dry_run or not decided.doomed:
             return result
-        if decided.moves and loaded is not None:
+        if (decided.moves or decided.sighting_moves) and loaded is not None:
             con = open_writer(settings.warehouse_path, wait_s=settings.reader_wait_s)
             try:
-                result.repointed = repoint_documents(con, decided.moves, [r.run_id for r in decided.doomed])
+                result.repointed, result.sightings_repointed = repoint_documents(
+                    con, decided.moves, [r.run_id for r in decided.doomed], decided.sighting_moves)
             finally:
                 con.close()
         for run in decided.doomed:

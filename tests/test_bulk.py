@@ -225,6 +225,38 @@ def test_a_prune_after_a_304_keeps_the_linked_files_and_points_the_warehouse_at_
     assert cli("doctor").returncode == 0
 
 
+def test_a_prune_points_the_sightings_of_a_deleted_rulings_file_at_the_kept_one_a_rebuild_reads(
+        bulk_server, cli, data_dir):
+    """The second day's rulings file re-words one ruling: the other sightings keep naming the
+    first day's file, which the prune deletes. They are pointed at the kept run's file, the one a
+    rebuild from the kept runs reads them from, so every sighting's document can still be opened
+    and the rebuild gives the warehouse's sightings, document ids included."""
+    assert cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always").returncode == 0
+    items = json.loads(bulk_server.files["rulings"])
+    items[0]["comment"] = items[0]["comment"].rstrip(".") + ", as the rules say."
+    bulk_server.add_file("/files/rulings.json", _array(items), etag='"v2"', last_modified=LAST_MODIFIED)
+    assert cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always").returncode == 0
+    first, second = RawStore(data_dir / "raw").complete_runs()
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    sightings = "SELECT * FROM ruling_sighting ORDER BY sighting_id"
+    newest = rows(db, "SELECT doc_id FROM raw_document WHERE kind = 'bulk-rulings' AND run_id = $r", {"r": second.run_id})
+    [(total,)] = rows(db, "SELECT count(*) FROM ruling_sighting")
+
+    result = cli("--log-format", "json", "prune", "--keep-days", "0")
+
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["deleted"] == [first.run_id]
+    opened = rows(db, "SELECT DISTINCT d.path FROM ruling_sighting JOIN raw_document d USING (doc_id)")
+    assert opened and all((data_dir / "raw" / path).is_file() for (path,) in opened), opened
+    assert rows(db, "SELECT DISTINCT doc_id FROM ruling_sighting") == newest
+    assert summary["sightings_repointed"] == total - 1
+    assert cli("doctor").returncode == 0
+    pruned = rows(db, sightings)
+    assert cli("rebuild").returncode == 0
+    assert rows(db, sightings) == pruned
+
+
 @pytest.mark.parametrize("bulk", ["auto", "never"])
 def test_a_first_search_page_that_is_not_an_object_is_refused_and_kept(bulk_server, cli, data_dir, bulk):
     """Valid JSON that is not a list object (``[]``): the same clean 65 whichever --bulk, the page kept."""

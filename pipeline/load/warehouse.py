@@ -307,20 +307,27 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
     return counts
 
 
-def repoint_documents(con: duckdb.DuckDBPyConnection, moves: list[dict], deleted_runs: list[str]) -> int:
+def repoint_documents(con: duckdb.DuckDBPyConnection, moves: list[dict], deleted_runs: list[str],
+                      sighting_moves: list[dict] = ()) -> tuple[int, int]:
     """Point the raw_document rows that name a file of ``deleted_runs`` at the copy ``moves``
-    gives ({doc_id, path}) (``prune``), in one transaction; returns how many rows changed."""
+    gives ({doc_id, path}), and the sightings that name a deleted bulk rulings file at the kept
+    one ``sighting_moves`` gives ({doc_id, to_doc_id}) (``prune``), in one transaction; returns
+    how many document rows and sighting rows changed."""
     con.execute("DROP TABLE IF EXISTS temp.main.stage_moves")
     con.execute("CREATE TEMP TABLE stage_moves (doc_id VARCHAR, path VARCHAR)")
     insert_rows(con, "stage_moves", moves)
+    con.execute("DROP TABLE IF EXISTS temp.main.stage_sighting_moves")
+    con.execute("CREATE TEMP TABLE stage_sighting_moves (doc_id VARCHAR, to_doc_id VARCHAR)")
+    insert_rows(con, "stage_sighting_moves", list(sighting_moves))
     con.execute("BEGIN TRANSACTION")
     try:
         changed = con.execute(read_sql("load/repoint_documents.sql"), {"deleted_runs": deleted_runs}).fetchone()[0]
+        sightings = con.execute(read_sql("load/repoint_sightings.sql")).fetchone()[0]
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    return int(changed)
+    return int(changed), int(sightings)
 
 
 def run_checks(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...] = (),
