@@ -113,7 +113,7 @@ def plan(runs: list[RunInfo], now: datetime, keep_days: int, loaded: set[str] | 
             decisions.append(Decision(run, True, RULES))
         elif run.run_id in current:
             decisions.append(Decision(run, True, CURRENT))
-        elif run_time(run) > cutoff:
+        elif run_time(run) >= cutoff:  # started exactly keep_days ago: not older, it stays
             decisions.append(Decision(run, True, RECENT))
         else:
             decisions.append(Decision(run, False, "superseded" if run.complete else run.status))

@@ -78,6 +78,19 @@ def test_keep_days_zero_keeps_only_what_the_warehouse_is_built_from(tmp_path):
     assert got == {first: (False, "superseded"), second: (True, CURRENT)}
 
 
+def test_a_run_started_exactly_keep_days_ago_is_not_older_than_that_and_stays(tmp_path):
+    """Constructed runs: "more than --keep-days days ago" leaves out a run started exactly then;
+    a run one second older goes, and one whose id is in the future (a clock set back) stays."""
+    store = RawStore(tmp_path)
+    older = _run(store, 30 + 1 / 86_400)
+    at_the_boundary = _run(store, 30)
+    ahead = _run(store, -1)
+    current = _run(store, -2)
+    got, _ = _decisions(store, keep_days=30)
+    assert got == {older: (False, "superseded"), at_the_boundary: (True, RECENT), ahead: (True, RECENT),
+                   current: (True, CURRENT)}
+
+
 def test_a_document_a_deleted_run_shares_with_kept_ones_goes_to_the_oldest_kept_copy(tmp_path):
     store = RawStore(tmp_path)
     same = ("https://api.scryfall.com/sets", b'{"object":"list","data":[]}')
