@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from . import stop
 from .build import RULES_ORIGIN, current_runs, run_origins
 from .config import Settings
 from .errors import NoWarehouse
@@ -37,6 +38,9 @@ from .rawstore import RUN_ID_FORMAT, DocEntry, RawStore, RunInfo, inode_usage, r
 from .reader import loaded_runs, open_reader
 
 log = logging.getLogger(__name__)
+
+STOPPED = ("stopped by SIGTERM; the runs not deleted yet are kept, and a run folder left half deleted "
+           "is removed by the next prune")
 
 CURRENT = "current view"
 RULES = "rules edition"
@@ -172,9 +176,10 @@ def bytes_freed(doomed: list[Path]) -> int:
 def prune(settings: Settings, keep_days: int, dry_run: bool = False, now: datetime | None = None) -> PruneResult:
     """Plan, then (unless ``dry_run``) repoint the warehouse's document rows and delete, holding
     the sync lock. The warehouse is changed first: its rows name files that exist before the
-    deletion and after it."""
+    deletion and after it. SIGTERM stops it (exit 75) wherever it is: a deletion cut short is
+    finished by the next prune."""
     store = RawStore(settings.raw_dir)
-    with SyncLock(settings.lock_path):
+    with stop.sigterm_raises(STOPPED), SyncLock(settings.lock_path):
         leftovers = 0 if dry_run else store.finish_deletions()
         loaded = None  # no warehouse yet (a file without its tables is none either)
         if settings.warehouse_path.exists():

@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from pipeline.prune import CURRENT, RECENT, RULES, bytes_freed, plan, prune, run
 from pipeline.rawstore import DELETING, RawStore, new_run_id, read_manifest
 from pipeline.wire import Response
 
+from conftest import subprocess_env
 from support.warehouse_state import fingerprints, query, warehouse_of
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
@@ -179,6 +183,27 @@ def test_a_prune_killed_mid_deletion_leaves_whole_runs_and_the_next_one_finishes
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["leftovers_removed"] == 1
     assert not (raw / f"{DELETING}{first}").exists()
+
+
+def test_sigterm_during_a_prune_exits_75_and_the_next_prune_finishes_it(data_dir, cli, synced):
+    first, second = synced
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline", "prune", "--keep-days", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env=subprocess_env(data_dir, CASEFILE_FAILPOINT="during_prune:sleep=30"))
+    raw = data_dir / "raw"
+    deadline = time.monotonic() + 30
+    while not (raw / f"{DELETING}{first}").exists() and time.monotonic() < deadline:  # renamed: at the failpoint
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 75, err
+    assert "SIGTERM" in err and "Traceback" not in err
+    assert [r.run_id for r in RawStore(raw).runs()] == [second]
+    again = cli("--log-format", "json", "prune", "--keep-days", "0")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["leftovers_removed"] == 1 and not (raw / f"{DELETING}{first}").exists()
+    assert cli("doctor").returncode == 0
 
 
 def test_prune_waits_for_no_sync_it_exits_75_when_one_holds_the_lock(settings):
