@@ -13,11 +13,14 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
+
 from . import __version__, cooldown, stop, timing
 from .build import (RULES_ORIGIN, build_state, build_state_sql, current_runs, document_rows,
                     refuse_empty_bulk_files, run_origins, run_row)
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
-from .errors import Aborted, CasefileError, ChecksFailed, ParseError, SourceDataError, UsageError, printable
+from .errors import (Aborted, CasefileError, ChecksFailed, ConfigError, ParseError, SourceDataError, UsageError,
+                     printable)
 from .failpoints import failpoint
 from .normalize import query as query_filter
 from .normalize.scryfall import search_page
@@ -423,6 +426,30 @@ def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> Lo
         return next(r for r in results if r.run_id == writer.run_id)
 
 
+def _refuse_to_empty(settings: Settings, store: RawStore) -> None:
+    """A raw store without a complete run (a mount that failed, another --data-dir) would rebuild
+    a warehouse that holds runs into an empty one: refused (78). A warehouse that cannot be read
+    is no reason to refuse: a rebuild is how it is made again."""
+    if store.complete_runs() or not settings.warehouse_path.exists():
+        return
+    from .reader import open_reader
+
+    try:
+        con = open_reader(settings.warehouse_path, settings.reader_wait_s)
+    except CasefileError:  # damaged, or no casefile tables
+        return
+    try:
+        held = len(loaded_runs(con))
+    except duckdb.Error:
+        return
+    finally:
+        con.close()
+    if held:
+        raise ConfigError(f"the raw store {settings.raw_dir} holds no complete run, while the warehouse holds "
+                          f"{held} loaded run(s): a rebuild would empty it. Check the data folder (--data-dir, "
+                          f"a mount); to start afresh, delete {settings.warehouse_path} first")
+
+
 def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
     """The warehouse from the raw store alone: every complete run replayed in order, no network.
 
@@ -438,6 +465,7 @@ def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
             raise SourceDataError(f"run {damaged[0].run_id}: {damaged[0].damaged}; a rebuild would leave it out: "
                                   f"repair its run.json or remove the folder ({len(damaged)} such run(s))")
         target = settings.warehouse_path
+        _refuse_to_empty(settings, store)
         built = target.with_name(target.name + ".rebuild")
         for stale in (built, Path(str(built) + ".wal")):
             if stale.exists():

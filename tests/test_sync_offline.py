@@ -171,6 +171,24 @@ def test_a_raw_file_damaged_after_its_run_was_loaded_rejects_no_run_in_a_rebuild
         assert snapshot(db) == before
 
 
+def test_a_rebuild_from_a_raw_store_without_runs_does_not_empty_the_warehouse(data_dir, capsys):
+    """data/raw/ emptied or not there (a mount that failed): the warehouse still holds its run,
+    and a rebuild would replace it with an empty one. It is refused (78) and the warehouse stays;
+    once the warehouse file is deleted, a rebuild of nothing is what was asked for."""
+    casefile(data_dir, "-q", "sync", "--offline")
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    before = snapshot(db)
+    (data_dir / "raw").rename(data_dir / "raw.unmounted")
+    capsys.readouterr()
+    assert casefile(data_dir, "rebuild") == 78
+    err = capsys.readouterr().err
+    assert "holds no complete run" in err and "1 loaded run(s)" in err and "Traceback" not in err
+    assert snapshot(db) == before
+    db.unlink()
+    assert casefile(data_dir, "rebuild") == 0
+    assert "from 0 run(s)" in capsys.readouterr().out
+
+
 def test_offline_replay_of_a_run_folder(data_dir, tmp_path):
     casefile(data_dir, "sync", "--offline")
     [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
