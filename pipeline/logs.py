@@ -27,7 +27,9 @@ def is_json() -> bool:
 
 def setup(log_format: str, verbosity: int) -> None:
     _FORMAT["value"] = log_format
-    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    # -q (verbosity -1): errors only; default: warnings too; -v: progress of each step; -vv: debug
+    level = (logging.ERROR if verbosity < 0 else logging.WARNING if verbosity == 0
+             else logging.INFO if verbosity == 1 else logging.DEBUG)
     handler = logging.StreamHandler(sys.stderr)
     if log_format == "json":
         handler.setFormatter(JsonFormatter())

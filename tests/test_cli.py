@@ -440,3 +440,15 @@ def test_status_with_json_logs_prints_one_object_on_one_line(synced, capsys):
     assert main(["--data-dir", str(synced), "status", "--format", "json"]) == 0  # for a person: indented
     out = capsys.readouterr().out
     assert len(out.splitlines()) > 1 and json.loads(out)["warehouse"]["tables"]["card"] == 15
+
+
+def test_quiet_prints_errors_but_no_warnings(synced, capsys):
+    # -q is "only errors on stderr" (README, --help): it logged warnings as a plain run does
+    unknown = "20200101T000000.000000Z"
+    assert main(["--data-dir", str(synced), "changes", "--since", unknown]) == 0
+    assert "holds no run" in capsys.readouterr().err
+    assert main(["--data-dir", str(synced), "-q", "changes", "--since", unknown]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out  # the result still prints
+    assert main(["--data-dir", str(synced), "-q", "sql", "SELEC 1"]) == 2
+    assert "casefile: error:" in capsys.readouterr().err
