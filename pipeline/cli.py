@@ -163,7 +163,8 @@ class Group(click.Group):
 # --data-dir is checked here only for an empty value (exit 2, as for --out): a file where the
 # folder should be is a setting to fix (exit 78, config.validate), not a usage error.
 @click.option("--data-dir", type=OutPath(path_type=Path), envvar="CASEFILE_DATA_DIR",
-              help="Folder holding raw/ and warehouse/ [env CASEFILE_DATA_DIR; default: data/ of the checkout].")
+              help="Folder holding raw/ and warehouse/ [env CASEFILE_DATA_DIR; default: data/ of a source "
+                   "checkout, else $XDG_DATA_HOME/casefile].")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               envvar="CASEFILE_LOG_FORMAT", help="Logs and summary as text, or as one JSON object per line.")
 @click.option("-v", "--verbose", count=True, help="More log output (-v progress of each step, -vv debug).")
@@ -517,7 +518,7 @@ def rules_diff(ctx: Context, old: str, new: str, fmt: str) -> None:
 @main_group.command()
 @click.argument("name", type=click.Choice(("sets", "colors", "rulings", "all")))
 @click.option("--query", default=None,
-              help="Check that the report covers this sync query [default: the query of the latest run].")
+              help="Report only the cards of this sync query [default: every card of the warehouse].")
 @format_option(choices=REPORT_FORMATS)
 @click.option("--out", type=OutPath(dir_okay=False, path_type=Path), default=None,
               help="Write the report to this file instead of stdout.")
