@@ -466,7 +466,13 @@ def rule(ctx: Context, number: str, edition: str | None, limit: int) -> None:
 
 @main_group.group()
 def rules() -> None:
-    """The Comprehensive Rules: ingest an edition, compare two editions."""
+    """The Comprehensive Rules: ingest an edition, compare two editions.
+
+    \b
+    Examples:
+      casefile rules ingest tests/fixtures/rules/cr_case_excerpt.txt
+      casefile rules diff 2024-09-20 2024-11-08
+    """
 
 
 @rules.command("ingest")
