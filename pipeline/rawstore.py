@@ -25,7 +25,7 @@ import re
 import secrets
 import shutil
 import stat
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -528,7 +528,11 @@ class RawStore:
         found = []
         for child in sorted(self.root.iterdir()):
             if child.is_dir() and RUN_ID_RE.match(child.name) and (child / RUN_META).exists():
-                found.append(read_run(child))
+                run = read_run(child)
+                if run.damaged is None and run.run_id != child.name:  # a run folder copied in by hand
+                    run = replace(run, run_id=child.name, damaged=f"its {RUN_META} names the run "
+                                  f"{run.meta.get('run_id')!r}, not {child.name}, the name of its folder")
+                found.append(run)
         return found
 
     def complete_runs(self) -> list[RunInfo]:

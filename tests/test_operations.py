@@ -421,6 +421,27 @@ def test_a_run_whose_run_json_is_unreadable_is_reported_and_never_loaded_rebuilt
     assert [r["status"] for r in info["recent_runs"]] == ["damaged"] and info["runs"]["failed"] == 1
 
 
+def test_a_run_folder_copied_in_under_another_name_is_damaged_not_a_traceback(data_dir, capsys):
+    """A run folder copied into the store by hand under a new name: its run.json names another run
+    (here the bundled sample, whose run.json says "sample"). It is reported and left alone like a
+    run whose run.json cannot be read; prune used to fail with a traceback on its id."""
+    from conftest import ROOT
+
+    shutil.copytree(ROOT / "data" / "raw" / "sample", data_dir / "raw" / "20240101T000000.000000Z")
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    before = state(data_dir)
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "prune", "--keep-days", "0"]) == 0
+    assert "1 damaged" in capsys.readouterr().out
+    assert (data_dir / "raw" / "20240101T000000.000000Z").is_dir()
+    assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 65
+    [finding] = [f for f in json.loads(capsys.readouterr().out) if f["level"] == "fail"]
+    assert "names the run 'sample'" in finding["finding"]
+    assert main(["--data-dir", str(data_dir), "rebuild"]) == 65
+    assert "Traceback" not in capsys.readouterr().err
+    assert state(data_dir) == before
+
+
 @pytest.mark.parametrize("point", ["during_extract", "during_build", "before_commit"])
 def test_sigterm_aborts_the_run_and_changes_nothing(data_dir, point):
     assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
