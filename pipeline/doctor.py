@@ -56,7 +56,7 @@ def _lock_and_cooldown(settings: Settings) -> list[Finding]:
     return found
 
 
-def _raw_store(settings: Settings, running: bool) -> list[Finding]:
+def _raw_store(settings: Settings, running: bool, loaded: set[str] | None = None) -> list[Finding]:
     found, store = [], RawStore(settings.raw_dir)
     runs = store.runs()
     checked = bad = 0
@@ -95,29 +95,30 @@ def _raw_store(settings: Settings, running: bool) -> list[Finding]:
     if runs and runs[-1].run_id > new_run_id():
         found.append(Finding("warn", "raw", f"the clock ({new_run_id()}) is behind the newest run ({runs[-1].run_id}): "
                                             "new runs take ids just after it until the clock catches up"))
-    found += _prunable(runs)
+    found += _prunable(runs, loaded)
     return found
 
 
-def _warehouse(settings: Settings) -> list[Finding]:
+def _warehouse(settings: Settings) -> tuple[list[Finding], set[str] | None]:
+    """The warehouse's findings, and the runs it has loaded (None when it cannot be read)."""
     path = settings.warehouse_path
     if not path.exists():
-        return [Finding("warn", "warehouse", f"no warehouse at {path} yet (run casefile sync)")]
+        return [Finding("warn", "warehouse", f"no warehouse at {path} yet (run casefile sync)")], None
     found = []
     try:
         con = open_reader(path, settings.reader_wait_s)
     except NoWarehouse:  # a DuckDB file without casefile's tables
         return [Finding("warn", "warehouse", f"no warehouse at {path} yet (the file holds no casefile tables; "
-                                             "run casefile sync)")]
+                                             "run casefile sync)")], None
     except CasefileError as exc:
-        return [Finding("fail", "warehouse", str(exc), exc.exit_code)]
+        return [Finding("fail", "warehouse", str(exc), exc.exit_code)], None
     try:
         failing = 0
         for check in sql_files("checks"):
             try:
                 _, rows = query(con, check.read_text("utf-8"))
             except ConfigError as exc:  # the file is damaged (reader.query): no check can run
-                return [Finding("fail", "warehouse", str(exc), exc.exit_code)]
+                return [Finding("fail", "warehouse", str(exc), exc.exit_code)], None
             except CasefileError as exc:
                 found.append(Finding("fail", "warehouse", f"check {check.stem} cannot run: {exc}", EXIT_DATAERR))
                 failing += 1
@@ -131,7 +132,7 @@ def _warehouse(settings: Settings) -> list[Finding]:
         damaged = damaged_warehouse(exc)
         if damaged is None:
             raise
-        return [Finding("fail", "warehouse", str(damaged), damaged.exit_code)]
+        return [Finding("fail", "warehouse", str(damaged), damaged.exit_code)], None
     finally:
         con.close()
     pending = [r.run_id for r in RawStore(settings.raw_dir).complete_runs() if r.run_id not in loaded]
@@ -140,13 +141,14 @@ def _warehouse(settings: Settings) -> list[Finding]:
                                                   f"(the next sync loads them): {', '.join(pending[:3])}"))
     if not failing:
         found.append(Finding("ok", "warehouse", f"{len(sql_files('checks'))} checks pass"))
-    return found
+    return found, loaded
 
 
 def diagnose(settings: Settings, online: bool = False) -> list[Finding]:
     findings = _config(settings) + _lock_and_cooldown(settings)
     running = holder_pid(settings.lock_path) is not None
-    findings += _raw_store(settings, running) + _warehouse(settings)
+    warehouse, loaded = _warehouse(settings)
+    findings += _raw_store(settings, running, loaded) + warehouse
     if online:
         from .extract.probe import probe
 
@@ -162,15 +164,16 @@ def exit_code(findings: list[Finding]) -> int:
     return next((c for c in order if c in codes), EXIT_OK)
 
 
-def _prunable(runs) -> list[Finding]:
-    """A note of what `casefile prune` with its default window would delete, when anything."""
+def _prunable(runs, loaded: set[str] | None) -> list[Finding]:
+    """A note of what `casefile prune` with its default window would delete, when anything
+    (``loaded``: the runs the warehouse holds, whose views a prune keeps too)."""
     from datetime import datetime, timezone
 
     from .formats import human_bytes
     from .config import DEFAULT_KEEP_DAYS
     from .prune import bytes_freed, plan
 
-    doomed = plan(runs, datetime.now(timezone.utc), DEFAULT_KEEP_DAYS).doomed
+    doomed = plan(runs, datetime.now(timezone.utc), DEFAULT_KEEP_DAYS, loaded).doomed
     if not doomed:
         return []
     return [Finding("ok", "raw", f"{len(doomed)} run(s) older than {DEFAULT_KEEP_DAYS} days that no view needs hold "

@@ -16,6 +16,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from pipeline.cli import main
@@ -257,3 +258,23 @@ def test_doctor_says_what_a_prune_would_free(settings, capsys):
     findings = [f["finding"] for f in json.loads(capsys.readouterr().out)]
     assert f"1 run(s) older than 30 days that no view needs hold {human_bytes(bytes_freed([store.root / old]))}; " \
            "`casefile prune` deletes them" in findings
+
+
+def test_doctor_counts_as_a_prune_does_the_views_the_warehouse_holds(settings, capsys):
+    """Constructed: the sample synced, then two runs of another query, 60 and 40 days old, the
+    older recorded in sync_run as loaded (the newer one waits to be loaded). A prune keeps both;
+    doctor's note must not count the older one as prunable."""
+    assert main(["--data-dir", str(settings.data_dir), "-q", "sync", "--offline"]) == 0
+    store = RawStore(settings.raw_dir)
+    loaded_view = _run(store, 60)
+    _run(store, 40)
+    con = duckdb.connect(str(settings.warehouse_path))
+    con.execute("INSERT INTO sync_run (run_id, status, mode) VALUES ($id, 'ok', 'live')", {"id": loaded_view})
+    con.close()
+    capsys.readouterr()
+    main(["--data-dir", str(settings.data_dir), "doctor", "--format", "json"])
+    findings = [f["finding"] for f in json.loads(capsys.readouterr().out)]
+    assert not [f for f in findings if "`casefile prune` deletes them" in f]
+    assert main(["--data-dir", str(settings.data_dir), "prune", "--dry-run"]) == 0
+    assert "would delete 0 run(s)" in capsys.readouterr().out
+
