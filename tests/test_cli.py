@@ -167,9 +167,13 @@ def test_status_counts_a_body_linked_into_two_runs_once(synced, capsys):
     one_run = json.loads(capsys.readouterr().out)["runs"]["bytes"]
     twin = synced / "raw" / "20000101T000000.000000Z"  # the same run again, every file hard-linked
     shutil.copytree(run, twin, copy_function=os.link)
+    meta = json.loads((twin / "run.json").read_text("utf-8"))  # but its own run.json, naming it
+    (twin / "run.json").unlink()
+    (twin / "run.json").write_text(json.dumps({**meta, "run_id": twin.name}), "utf-8")
     assert main(["--data-dir", str(synced), "status", "--format", "json"]) == 0
     info = json.loads(capsys.readouterr().out)
-    assert info["runs"]["complete"] == 2 and info["runs"]["bytes"] == one_run
+    assert info["runs"]["complete"] == 2
+    assert info["runs"]["bytes"] == one_run + (twin / "run.json").stat().st_size
     assert main(["--data-dir", str(synced), "status"]) == 0
     assert "2 complete, 0 failed, 0 incomplete; " in capsys.readouterr().out
 
