@@ -51,6 +51,7 @@ def bulk_server():
                                            "data": [{"object": "set", **s} for s in sets.values()]}).encode(),
                       content_type="application/json")
         fake.files = files
+        fake.index = index
         yield fake
 
 
@@ -156,6 +157,37 @@ def test_a_descriptor_without_download_uris_fails_naming_them(bulk_server, cli):
     result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
     assert result.returncode == 65
     assert "neither jsonl_download_uri nor download_uri" in result.stderr
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda d: d.pop("type"), "no string field 'type' (missing)"),
+    (lambda d: d.update(type=3), "no string field 'type' (a number)"),
+    (lambda d: d.update(download_uri={"href": d["download_uri"]}), "download_uri is an object"),
+    (lambda d: d.update(jsonl_download_uri=["x"]), "jsonl_download_uri is an array"),
+    (lambda d: d.update(size=str(d["size"])), "size is a string"),
+])
+def test_an_index_field_that_is_missing_or_of_another_type_fails_naming_it(bulk_server, cli, data_dir, change, named):
+    """A format change of /bulk-data is said, not read around: before, an entry whose ``type`` was
+    missing gave "no 'default_cards' entry (types: )", a ``jsonl_download_uri`` of another type
+    fell back to ``download_uri`` and a ``size`` of another type was taken for unknown."""
+    index = json.loads(json.dumps(bulk_server.index))
+    for entry in index:
+        change(entry)
+    bulk_server.add_page("/bulk-data", json.dumps({"object": "list", "data": index}).encode(), "application/json")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 65, result.stderr
+    assert named in result.stderr and "Traceback" not in result.stderr
+    assert [r.path for r in bulk_server.requests] == ["/bulk-data"]
+    assert not (data_dir / "warehouse" / "casefile.duckdb").exists()
+
+
+def test_fields_the_index_adds_are_ignored(bulk_server, cli):
+    index = json.loads(json.dumps(bulk_server.index))
+    for entry in index:
+        entry.update(compressed_size=123, mirrors={"eu": entry["download_uri"]}, updated_at=None)
+    bulk_server.add_page("/bulk-data", json.dumps({"object": "list", "data": index}).encode(), "application/json")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 0, result.stderr
 
 
 def test_a_query_the_local_filter_cannot_evaluate_is_refused(bulk_server, cli, data_dir):

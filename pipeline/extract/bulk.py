@@ -46,6 +46,7 @@ class Descriptor:
     size: int | None
     updated_at: str | None
     jsonl: bool
+    problem: str | None = None  # fields of another type than documented, e.g. "size is a string"
 
 
 @dataclass
@@ -64,21 +65,39 @@ def read_index(body: bytes, doc: str) -> dict[str, Descriptor]:
     if not isinstance(obj, dict) or not isinstance(obj.get("data"), list):
         raise SourceDataError(f"{doc}: the bulk data index is not a list object with a data array")
     found = {}
-    for item in obj["data"]:
+    for n, item in enumerate(obj["data"], 1):
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
-            continue
+            got = _json_type(item.get("type")) if isinstance(item, dict) else f"{_json_type(item)} instead of an object"
+            raise SourceDataError(f"{doc}: entry {n} of the bulk data index has no string field 'type' ({got})")
+        # a field read here that changed type is a format change: said, not taken for absent
+        wrong = [f"{name} is {_json_type(item[name])}" for name, ok in _FIELD_TYPES
+                 if item.get(name) is not None and not ok(item[name])]
         url = item.get("jsonl_download_uri") if isinstance(item.get("jsonl_download_uri"), str) else None
         jsonl = url is not None
         url = url or (item.get("download_uri") if isinstance(item.get("download_uri"), str) else None)
-        size = item.get("size") if isinstance(item.get("size"), int) else None
-        found[item["type"]] = Descriptor(item["type"], url or "", size, item.get("updated_at"), jsonl)
+        size = item.get("size") if isinstance(item.get("size"), int) and not isinstance(item.get("size"), bool) else None
+        found[item["type"]] = Descriptor(item["type"], url or "", size, item.get("updated_at"), jsonl,
+                                         "; ".join(wrong) or None)
     return found
+
+
+# The fields of a bulk_data object casefile reads, and the JSON type Scryfall documents for each.
+_FIELD_TYPES = (("jsonl_download_uri", lambda v: isinstance(v, str)), ("download_uri", lambda v: isinstance(v, str)),
+                ("size", lambda v: isinstance(v, int) and not isinstance(v, bool)))
+
+
+def _json_type(value) -> str:
+    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
+             dict: "an object", type(None): "missing"}
+    return names.get(type(value), type(value).__name__)
 
 
 def descriptor(index: dict[str, Descriptor], kind: str, doc: str) -> Descriptor:
     d = index.get(kind)
     if d is None:
         raise SourceDataError(f"{doc}: the bulk data index has no {kind!r} entry (types: {', '.join(sorted(index))})")
+    if d.problem:
+        raise SourceDataError(f"{doc}: the {kind!r} bulk entry has a field of another type than documented: {d.problem}")
     if not d.url:
         raise SourceDataError(f"{doc}: the {kind!r} bulk entry has neither jsonl_download_uri nor download_uri")
     if urlsplit(d.url).scheme not in ("http", "https"):
@@ -218,7 +237,9 @@ def bulk_plan(settings, index: dict[str, Descriptor], include_multilingual: bool
     sizes = [d.size for d in (cards, rulings) if d is not None and d.size is not None]
     detail = ["1 /bulk-data (the index)"]
     for label, d in ((cards_type(include_multilingual), cards), ("rulings", rulings)):
-        if d is None or not d.url:
+        if d is not None and d.problem:
+            detail.append(f"{label}: {d.problem} (a bulk sync would fail)")
+        elif d is None or not d.url:
             detail.append(f"{label}: missing from the index (a bulk sync would fail)")
         else:
             size = f"{d.size:,} bytes" if d.size is not None else "size unknown"
