@@ -7,6 +7,7 @@ a JSON array of card objects, a JSON array of ruling objects, or gzipped JSON li
 import gzip
 import hashlib
 import json
+import uuid
 
 import pytest
 
@@ -214,6 +215,27 @@ def test_plan_fetches_only_what_it_needs(bulk_server, cli, data_dir):
     plan = json.loads(result.stdout)
     assert plan["chosen"] == "bulk" and plan["plans"]["bulk"]["requests"] == 4
     assert [r.path for r in bulk_server.requests] == ["/bulk-data"]
+
+
+def test_plan_with_auto_counts_the_requests_the_sync_then_makes(bulk_server, cli):
+    """260 made-up cards (the sample's, renamed, each its own Oracle card): the API plan reaches 200
+    requests, so --bulk auto asks for the index and takes the bulk files. The sync asks the first
+    search page to choose, then the 4 requests of the bulk plan; the plan used to say 4."""
+    english = [c for c in bulk_server.cards if c.get("lang") == "en"]
+    cards = [{**english[i % len(english)], "id": str(uuid.UUID(int=i + 1)), "oracle_id": str(uuid.UUID(int=10**6 + i)),
+              "name": f"{english[i % len(english)]['name']} {i}"} for i in range(260)]
+    bulk_server.cards[:] = cards
+    bulk_server.add_file("/files/default_cards.json", _array(cards), etag=ETAG, last_modified=LAST_MODIFIED)
+    plan = cli("--log-format", "json", "sync", "--api-url", bulk_server.url, "--query", "t:case", "--plan")
+    assert plan.returncode == 0, plan.stderr
+    plan = json.loads(plan.stdout)
+    assert plan["chosen"] == "bulk"
+    bulk_server.clear_log()
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "t:case", "--sources", "api")
+    assert result.returncode == 0, result.stderr
+    asked = [r.path for r in bulk_server.requests]
+    assert asked == ["/cards/search", "/bulk-data", "/files/default_cards.json", "/files/rulings.json", "/sets"]
+    assert f"a sync with --bulk auto makes {len(asked)} requests" in " ".join(plan["notes"])
 
 
 def test_download_caps_and_retries(bulk_server, settings, tmp_path):

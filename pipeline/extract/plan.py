@@ -75,6 +75,10 @@ def plan(settings: Settings, *, query: str | None = None, include_multilingual: 
         notes.append(f"bulk plan not possible: {reason}")
     elif bulk == "auto" and by_bulk is None:
         notes.append(f"API plan under {bulk_plans.AUTO_API_BELOW} requests: taken without asking for the bulk index")
+    elif bulk == "auto":  # a sync asks what planning asked too: the search page, or the index, is one more
+        extra = "the first search page" if chosen is by_bulk else "/bulk-data"
+        notes.append(f"a sync with --bulk auto makes {'' if chosen.exact else 'about '}{chosen.requests + 1:,} requests: "
+                     f"{extra} too, which it asks to choose")
     return {"query": query, "bulk": bulk, "chosen": chosen.name, "fetched": fetched, "notes": notes,
             "plans": {p.name: {"requests": p.requests, "bytes": p.bytes, "pacing_s": round(p.pacing_s, 3),
                                "exact": p.exact, "detail": p.detail} for p in (by_api, by_bulk) if p is not None}}
