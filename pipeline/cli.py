@@ -221,8 +221,10 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
     if query is not None and not query.strip():  # an unset shell variable: not the default query
         raise click.BadParameter("give a Scryfall query, not an empty string", param_hint="--query")
     chosen = None
-    if sources:
+    if sources is not None:
         chosen = [s.strip() for s in sources.split(",") if s.strip()]
+        if not chosen:  # "" or "," (an unset shell variable): not the default sources
+            raise click.BadParameter(f"give one or more of {', '.join(ALL_SOURCES)}", param_hint="--sources")
         unknown = [s for s in chosen if s not in ALL_SOURCES]
         if unknown:
             raise click.BadParameter(f"unknown source(s) {', '.join(unknown)}; choose from {', '.join(ALL_SOURCES)}",

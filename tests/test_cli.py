@@ -50,6 +50,14 @@ def test_unknown_source_is_a_usage_error(data_dir, capsys):
     assert "ftp" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("sources", ["", ",", " , "])
+def test_an_empty_list_of_sources_is_a_usage_error(data_dir, capsys, sources):
+    """`--sources "$SOURCES"` with the variable unset ran with the default sources."""
+    assert main(["--data-dir", str(data_dir), "sync", "--offline", "--sources", sources]) == 2
+    assert "--sources" in capsys.readouterr().err
+    assert not (data_dir / "raw").exists()
+
+
 @pytest.mark.parametrize("args", [["--offline"], ["--plan"], ["--bulk", "always"]])
 def test_an_empty_query_is_a_usage_error(data_dir, capsys, args):
     """`--query "$QUERY"` with the variable unset synced the default query (type:"Case"), live
