@@ -27,6 +27,11 @@ class UsageError(CasefileError):
     exit_code = EXIT_USAGE
 
 
+class QueryMatchesNothing(UsageError):
+    """A bulk view whose query keeps no card of the bulk file: the run is rejected (the API path
+    hears the same from Scryfall's search before anything is fetched)."""
+
+
 class SourceDataError(CasefileError):
     """A source answered, but with data we cannot use."""
 

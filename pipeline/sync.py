@@ -19,8 +19,8 @@ from . import __version__, cooldown, stop, timing
 from .build import (RULES_ORIGIN, build_state, build_state_sql, current_runs, document_rows,
                     refuse_empty_bulk_files, run_origins, run_row)
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
-from .errors import (Aborted, CasefileError, ChecksFailed, ConfigError, ParseError, SourceDataError, UsageError,
-                     printable)
+from .errors import (Aborted, CasefileError, ChecksFailed, ConfigError, ParseError, QueryMatchesNothing,
+                     SourceDataError, UsageError, printable)
 from .failpoints import failpoint
 from .normalize import query as query_filter
 from .normalize.scryfall import search_page
@@ -327,8 +327,10 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
             with timing.phase("build"):
                 state = _build(con, store, upto, cache_dir, use_delta)
             with timing.phase("load"):
-                counts = load_run(con, {**run_row(run), "timed": timed}, state.tables, document_rows(run), scope=state.scope)
-        except SourceDataError as exc:
+                bulk_query = (run.meta.get("query") or "") if run.meta.get("plan") == "bulk" else None
+                counts = load_run(con, {**run_row(run), "timed": timed}, state.tables, document_rows(run),
+                                  scope=state.scope, bulk_query=bulk_query)
+        except (SourceDataError, QueryMatchesNothing) as exc:
             # data the build cannot read, or rows the warehouse checks refuse (the load rolled
             # back): the run is rejected, so that it does not stand before every later load.
             # A SIGTERM's Aborted raised inside a parser can come out as a parse error: the run

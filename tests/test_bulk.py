@@ -127,6 +127,22 @@ def test_an_empty_bulk_file_is_refused_and_the_warehouse_keeps_the_day_before(bu
     assert rows(db, "SELECT (SELECT count(*) FROM card), (SELECT count(*) FROM card_ruling)") == before
 
 
+def test_a_query_that_keeps_no_card_of_the_bulk_file_is_exit_2_and_changes_nothing(bulk_server, cli, data_dir):
+    """The API path hears "no cards found" from Scryfall's search (exit 2); the bulk path used to
+    load an empty view of the query with exit 0. The run is rejected; the next sync loads."""
+    assert cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always").returncode == 0
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    before = rows(db, "SELECT (SELECT count(*) FROM card), (SELECT count(*) FROM sync_run)")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "name:zzz", "--bulk", "always")
+    assert result.returncode == 2, result.stderr
+    assert "matches no card of the bulk file" in result.stderr and "Traceback" not in result.stderr
+    assert rows(db, "SELECT (SELECT count(*) FROM card), (SELECT count(*) FROM sync_run)") == before == [(15, 1)]
+    assert rows(db, "SELECT count(*) FROM query_card WHERE query = 'name:zzz'") == [(0,)]
+    assert [r.status for r in RawStore(data_dir / "raw").runs()] == ["complete", "rejected"]
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 0, result.stderr
+
+
 def test_multilingual_takes_all_cards_and_a_local_filter_keeps_the_query(bulk_server, cli, data_dir):
     result = cli("sync", "--api-url", bulk_server.url, "--query", "set:mkc", "--bulk", "always", "--multilingual")
     assert result.returncode == 0, result.stderr

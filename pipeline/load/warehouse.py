@@ -18,7 +18,7 @@ import duckdb
 from .. import stop, timing
 from ..changes import choose_rewordings
 from ..clock import utc_now_iso
-from ..errors import ChecksFailed, LockBusy, damaged_warehouse, unopenable_warehouse
+from ..errors import ChecksFailed, LockBusy, QueryMatchesNothing, damaged_warehouse, unopenable_warehouse
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
 from ..normalize.delta import SCOPED_TABLES
@@ -258,13 +258,16 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, int]:
 
 
 def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Rows],
-             documents: list[dict], scope: tuple[str, ...] = ()) -> dict[str, dict[str, int]]:
+             documents: list[dict], scope: tuple[str, ...] = (), bulk_query: str | None = None
+             ) -> dict[str, dict[str, int]]:
     """Merge one run's state into the warehouse in a single transaction; return per-table counts.
 
     Order inside the transaction: stage every table, compute the change events against the live
     tables, keep the rulings that go away, merge, record documents, events and the run, check.
     ``scope``: the tables a delta build staged in part (the keys it answers for are in
     scope_<table>). ``run_row["timed"]`` false (a rebuild) leaves sync_run.duration_s NULL.
+    ``bulk_query``: the query of the bulk view the run loads, which must keep a card
+    (QueryMatchesNothing, exit 2, rolls the load back).
     """
     counts: dict[str, dict[str, int]] = {}
     con.execute("BEGIN TRANSACTION")
@@ -278,6 +281,9 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         con.execute(read_sql("load/unretire_rulings.sql"))
         for table in STATE_TABLES:
             counts[table] = _apply_scoped(con, table, columns) if table in scope else _merge(con, table)
+        if bulk_query is not None and not con.execute(read_sql("load/query_cards.sql"),
+                                                       {"query": bulk_query}).fetchone()[0]:
+            raise QueryMatchesNothing(f"the query {bulk_query!r} matches no card of the bulk file; nothing loaded")
         # a load that merged card or card_ruling whole has no rows before it to compare with
         _derive_card_names(con, whole=not {"card", "card_ruling"} <= set(scope))
         failpoint("during_load")
