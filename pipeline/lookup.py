@@ -13,7 +13,7 @@ import duckdb
 
 from .errors import UsageError
 from .formats import render
-from .normalize.text import search_fold
+from .normalize.text import _DASHES, _QUOTES, search_fold
 from .reader import query
 from .resources import read_sql
 
@@ -21,6 +21,12 @@ from .resources import read_sql
 # word or a phrase are not part of it, nor is "_" (which \w counts as a letter). search_fold has
 # made every apostrophe and quote straight.
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+
+
+# The quotes and dashes match keys fold (normalize/text.py), as the two strings of SQL's translate():
+# the lookups that fold in SQL take them as $fold_from and $fold_to.
+_FOLDS = {**_QUOTES, **_DASHES}
+FOLD_PARAMS = {"fold_from": "".join(_FOLDS), "fold_to": "".join(_FOLDS.values())}
 
 
 # The names a lookup matching several cards lists: "Case" in a warehouse of every card matches hundreds.
@@ -35,7 +41,7 @@ def find_card(con, name: str) -> str:
         raise UsageError("give a card name")
     _, rows = query(con, read_sql("read/card_by_name.sql"), {"name": name.strip()})
     if not rows:  # as typed it matches nothing: try again with accents and quote styles folded
-        _, rows = query(con, read_sql("read/card_by_name_folded.sql"), {"name": name.strip()})
+        _, rows = query(con, read_sql("read/card_by_name_folded.sql"), {"name": name.strip(), **FOLD_PARAMS})
     if not rows:
         raise UsageError(f"no card named {_shown(name)} in the warehouse")
     best = [r for r in rows if r[2] == rows[0][2]]
@@ -137,7 +143,8 @@ def _cards_of_rulings(con, ids: list[str]) -> dict[str, str]:
 def search(con, text: str, limit: int = 20) -> tuple[list[str], list[tuple]]:
     words, phrase = search_words(text)
     columns, rows = query(con, read_sql("read/search_rulings.sql"),
-                          {"words": words, "first": scan_needle(words), "phrase": phrase, "limit": limit})
+                          {"words": words, "first": scan_needle(words), "phrase": phrase, "limit": limit,
+                           **FOLD_PARAMS})
     ids = [row[-1] for row in rows]
     cards = _cards_of_rulings(con, ids) if ids else {}
     return ([*columns[:-1], "cards", columns[-1]],

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pipeline.errors import UsageError
 from pipeline.load.warehouse import apply_schema
-from pipeline.lookup import scan_needle, search, search_words
+from pipeline.lookup import FOLD_PARAMS, scan_needle, search, search_words
 from pipeline.resources import read_sql
 
 RULINGS = [  # ruling_id, text, match_key
@@ -109,6 +109,6 @@ def test_the_scan_needle_is_always_a_piece_of_a_searched_word(words):
 def test_the_needle_finds_what_the_longest_word_finds(con, text):
     words, phrase = search_words(text)
     sql = read_sql("read/search_rulings.sql")
-    params = {"words": words, "phrase": phrase, "limit": 20}
+    params = {"words": words, "phrase": phrase, "limit": 20, **FOLD_PARAMS}
     assert con.execute(sql, {**params, "first": scan_needle(words)}).fetchall() \
         == con.execute(sql, {**params, "first": words[0]}).fetchall()

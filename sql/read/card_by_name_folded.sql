@@ -4,17 +4,17 @@
 -- search, pipeline/normalize/text.py: "gorgon´s" too). Only a text that is not plain ASCII is folded:
 -- strip_accents is the costly part, and the query as typed (card_by_name.sql) runs without it.
 WITH wanted AS (
-    SELECT strip_accents(lower(translate($name, '‘’‚‛′´`“”„‟″«»‐‑‒–—―−﹘﹣－', '''''''''''''''"""""""----------'))) AS n
+    SELECT strip_accents(lower(translate($name, $fold_from, $fold_to))) AS n
 ), cards AS (
     SELECT oracle_id, name,
            CASE WHEN strlen(name) = length(name) THEN lower(name)
-                ELSE strip_accents(lower(translate(name, '‘’‚‛′´`“”„‟″«»‐‑‒–—―−﹘﹣－', '''''''''''''''"""""""----------'))) END AS folded
+                ELSE strip_accents(lower(translate(name, $fold_from, $fold_to))) END AS folded
     FROM card
 ), printed AS (
     SELECT p.oracle_id
     FROM printing AS p, wanted AS w
     WHERE contains(CASE WHEN strlen(p.printed_name) = length(p.printed_name) THEN lower(p.printed_name)
-                        ELSE strip_accents(lower(translate(p.printed_name, '‘’‚‛′´`“”„‟″«»‐‑‒–—―−﹘﹣－', '''''''''''''''"""""""----------'))) END, w.n)
+                        ELSE strip_accents(lower(translate(p.printed_name, $fold_from, $fold_to))) END, w.n)
 )
 SELECT c.oracle_id, c.name,
        CASE WHEN c.folded = w.n THEN 0

@@ -7,7 +7,7 @@
 -- The scan of ruling filters on match_key alone, so DuckDB reads the other columns only for the
 -- rows that pass; rulings found through their translations only are added to them.
 WITH tr AS (
-    SELECT ruling_id, strip_accents(translate(lower(string_agg(text, ' ')), '‘’‚‛′´`“”„‟″«»‐‑‒–—―−﹘﹣－', '''''''''''''''"""""""----------')) AS tr
+    SELECT ruling_id, strip_accents(translate(lower(string_agg(text, ' ')), $fold_from, $fold_to)) AS tr
     FROM ruling_translation
     GROUP BY ruling_id
 ), matched AS (
