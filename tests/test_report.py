@@ -563,3 +563,33 @@ def test_a_large_warehouse_gets_a_readable_page(synced, tmp_path, capsys, monkey
     assert len(doc.findall(".//table")[-1].findall(".//tbody/tr")) == 10
     sets_table = doc.findall(".//table")[0]
     assert len(sets_table.findall(".//tbody/tr")) == 4  # the report's own table keeps every set
+
+
+def test_a_wiki_sighting_folded_into_a_ruling_of_cards_outside_the_query_counts_for_the_query(
+        sample_warehouse, tmp_path, capsys):
+    """Test-only rows, in a copy of the whole sample: a second query whose current view holds one
+    Case card (one the nine rulings every paper Case shares are not on) and the Case wiki page.
+    Nine of the page's 14 sightings are copies of those WotC rulings, on other Case cards; they are on the query's page, so its report counts them, as it counts
+    the page's five own rulings."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(sample_warehouse, data)
+    con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"))
+    try:
+        [(doc_id,)] = con.execute("SELECT doc_id FROM query_wiki_page").fetchall()
+        [(oracle_id,)] = con.execute("SELECT oracle_id FROM card WHERE name = 'Case of the Lost Witness'").fetchall()
+        folded = con.execute(
+            "SELECT count(*) FROM ruling_sighting AS s JOIN ruling AS r USING (ruling_id) "
+            "WHERE s.doc_id = $doc AND r.source <> 'mtgwiki' AND r.ruling_id NOT IN "
+            "(SELECT ruling_id FROM card_ruling WHERE oracle_id = $card)", {"doc": doc_id, "card": oracle_id}).fetchone()[0]
+        con.execute("INSERT INTO sync_run (run_id, status, mode, query) "
+                    "VALUES ('20991231T000000.000000Z', 'no_changes', 'offline', 'one case')")
+        con.execute("INSERT INTO query_card VALUES ('one case', $card)", {"card": oracle_id})
+        con.execute("INSERT INTO query_wiki_page VALUES ('one case', $doc)", {"doc": doc_id})
+    finally:
+        con.close()
+    assert folded > 0  # some of the page's sightings fold into rulings of cards outside the query
+    rows = report(data, capsys, "rulings", "--query", "one case", "--format", "csv")[1].splitlines()
+    assert "rulings by source,mtgwiki,5" in rows
+    assert "sightings by origin,mtgwiki,14" in rows

@@ -9,10 +9,12 @@ CREATE TEMP TABLE scope_page AS SELECT doc_id FROM {db}.main.query_wiki_page WHE
 CREATE TEMP VIEW card AS SELECT * FROM {db}.main.card WHERE oracle_id IN (SELECT oracle_id FROM scope_card);
 CREATE TEMP VIEW printing AS SELECT * FROM {db}.main.printing WHERE oracle_id IN (SELECT oracle_id FROM scope_card);
 CREATE TEMP VIEW card_ruling AS SELECT * FROM {db}.main.card_ruling WHERE oracle_id IN (SELECT oracle_id FROM scope_card);
+-- A ruling is the query's when a card of the query has it, or when the query's wiki page shows
+-- it: the page's own rulings, and the WotC rulings its copies fold into, whichever cards those
+-- are on.
 CREATE TEMP VIEW ruling AS SELECT * FROM {db}.main.ruling
     WHERE ruling_id IN (SELECT ruling_id FROM card_ruling)
-       OR (source = 'mtgwiki' AND ruling_id IN (SELECT ruling_id FROM {db}.main.ruling_sighting
-                                                WHERE doc_id IN (SELECT doc_id FROM scope_page)));
+       OR ruling_id IN (SELECT ruling_id FROM {db}.main.ruling_sighting WHERE doc_id IN (SELECT doc_id FROM scope_page));
 -- A sighting counts when it was seen on a card of the query, or on the query's wiki page.
 CREATE TEMP VIEW ruling_sighting AS SELECT * FROM {db}.main.ruling_sighting
     WHERE ruling_id IN (SELECT ruling_id FROM ruling)
