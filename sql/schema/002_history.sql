@@ -26,6 +26,6 @@ CREATE TABLE IF NOT EXISTS retired_ruling (
     match_key     VARCHAR USING COMPRESSION zstd NOT NULL,
     oracle_ids    VARCHAR[],          -- the cards it applied to when it was last seen
     first_seen_run VARCHAR,
-    last_seen_run VARCHAR,            -- the last run that still had it
+    last_seen_run VARCHAR,            -- the latest run loaded before removed_in_run (any query's): the warehouse still served it then
     removed_in_run VARCHAR NOT NULL   -- the run that no longer had it
 );
