@@ -234,7 +234,7 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
             raise click.BadParameter("--plan asks the live API; it does not go with --offline", param_hint="--plan")
         from .extract.plan import plan as make_plan
 
-        info = make_plan(settings, query=query, include_multilingual=bool(multilingual), bulk=bulk)
+        info = make_plan(settings, query=query, include_multilingual=bool(multilingual), bulk=bulk, sources=chosen)
         if ctx.log_format == "json":
             click.echo(json.dumps({"event": "plan", **info}, ensure_ascii=False))
             return
@@ -245,6 +245,12 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
             mark = "*" if name == info["chosen"] else " "
             click.echo(f"{mark} {name}: {'' if p['exact'] else 'about '}{p['requests']:,} requests, {size}, "
                        f"at least {p['pacing_s']:,.1f} s of pacing")
+            for line in p["detail"]:
+                click.echo(f"      {line}")
+        if info["pages"] is not None:
+            p = info["pages"]
+            click.echo(f"  then the pages ({', '.join(s for s in info['sources'] if s != 'api')}): at most "
+                       f"{p['requests']:,} requests, at least {p['pacing_s']:,.1f} s of pacing after the API's")
             for line in p["detail"]:
                 click.echo(f"      {line}")
         for note in info["notes"]:

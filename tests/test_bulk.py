@@ -231,6 +231,9 @@ def test_plan_fetches_only_what_it_needs(bulk_server, cli, data_dir):
     plan = json.loads(result.stdout)
     assert plan["chosen"] == "bulk" and plan["plans"]["bulk"]["requests"] == 4
     assert [r.path for r in bulk_server.requests] == ["/bulk-data"]
+    # the live default sources name pages, which the bulk plan does not ask
+    assert plan["pages"] is None
+    assert "the page sources (wiki, listeblanche) are skipped" in " ".join(plan["notes"])
 
 
 def test_plan_with_auto_counts_the_requests_the_sync_then_makes(bulk_server, cli):

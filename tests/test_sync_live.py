@@ -128,3 +128,31 @@ def test_pages_are_fetched_politely_and_a_missing_page_is_recorded(server, cli, 
     assert rows(data_dir / "warehouse" / "casefile.duckdb",
                 "SELECT origin, count(*) FROM ruling_sighting GROUP BY ALL ORDER BY ALL") == [
         ("listeblanche", 16), ("scryfall-api", 16)]
+
+
+def test_plan_counts_the_page_requests_a_sync_then_makes(server, cli, data_dir):
+    """The plan of a sync with page sources lists their requests (at most one page per Oracle card,
+    the wiki page, each host's robots.txt) and their pacing; every card of set:mkc has rulings and
+    every page is allowed, so the sync makes exactly as many, no quicker than the plan says."""
+    import json
+
+    with FakeScryfall([], {}, {}) as pages:
+        args = ["sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,wiki,listeblanche",
+                "--wiki-page", f"{pages.url}/page/Case"]
+        env = {"CASEFILE_LISTEBLANCHE_URL": pages.url}
+        plan = cli("--log-format", "json", *args, "--plan", **env)
+        assert plan.returncode == 0, plan.stderr
+        assert pages.requests == []  # planning asks no page
+        plan = json.loads(plan.stdout)
+        text = cli(*args, "--plan", **env)
+        assert text.returncode == 0, text.stderr
+        result = cli(*args, **env)
+        assert result.returncode == 0, result.stderr
+        log = pages.requests
+    assert plan["chosen"] == "api" and plan["pages"] is not None
+    assert plan["pages"]["requests"] == len(log) > 2
+    assert [r.path for r in log][:2] == ["/robots.txt", "/page/Case"]
+    assert plan["pages"]["pacing_s"] == len(log) - 1  # one host, a page a second
+    assert log[-1].t - log[0].t >= plan["pages"]["pacing_s"]
+    assert f"then the pages (wiki, listeblanche): at most {len(log)} requests" in text.stdout
+    assert f"at most {len(log) - 2} listeblanche.fr card pages" in text.stdout

@@ -203,6 +203,7 @@ class Plan:
     pacing_s: float
     detail: list[str]
     exact: bool = False
+    oracle_cards: int = 0  # the API plan's Oracle cards (estimated unless exact): the page sources' upper bound
 
     @property
     def cost_s(self) -> float:
@@ -228,7 +229,7 @@ def api_plan(settings, first_page: dict) -> Plan:
     detail = [f"{pages} search page(s) of /cards/search ({total:,} printings)",
               f"{word}{n_oracle:,} /cards/{{id}}/rulings (one per Oracle card)",
               f"{word if not exact else ''}{n_sets:,} /sets/{{code}}" + ("" if exact else " (sets seen on page 1; more may follow)")]
-    return Plan("api", pages + n_oracle + n_sets, size, pacing, detail, exact)
+    return Plan("api", pages + n_oracle + n_sets, size, pacing, detail, exact, n_oracle)
 
 
 def bulk_plan(settings, index: dict[str, Descriptor], include_multilingual: bool) -> Plan:

@@ -60,6 +60,49 @@ def scryfall_page_url(base: str, printing: dict) -> str | None:
 
 
 @dataclass
+class PagePlan:
+    """What the page sources of an API sync would request: at most, since a page is asked only
+    for an Oracle card that has rulings, which the rulings lists tell after the plan is made."""
+
+    requests: int
+    pacing_s: float
+    detail: list[str]
+
+
+def page_plan(settings, sources: list[str], query: str, oracle_cards: int) -> PagePlan | None:
+    """The requests ``run`` would make for ``oracle_cards`` cards with rulings, each host's
+    robots.txt included, and the least time the pacing allows for them: the run asks one page at
+    a time, each host at most one a ``page_interval_s``, so the busiest host sets the time. None
+    when no page source is asked."""
+    if not set(sources) - {"api"}:
+        return None
+    per_host: dict[str, int] = {}
+    detail: list[str] = []
+
+    def ask(url: str, n: int, what: str) -> None:
+        if n:
+            host = urlsplit(url).netloc
+            per_host[host] = per_host.get(host, 0) + n
+            detail.append(what)
+
+    if "wiki" in sources:
+        url = wiki_page_for(query, settings.wiki_url, settings.wiki_page)
+        if url:
+            ask(url, 1, f"1 {url} (the MTG wiki page of the query)")
+        else:
+            detail.append("no MTG wiki page is known for the query (set --wiki-page): none asked")
+    for source, base, site in (("listeblanche", settings.listeblanche_url, "listeblanche.fr"),
+                               ("scryfall-page", settings.scryfall_web_url, "scryfall.com")):
+        if source in sources:
+            ask(base, oracle_cards, f"at most {oracle_cards:,} {site} card pages (one per Oracle card with rulings)")
+    if per_host:
+        detail.append(f"{len(per_host)} robots.txt (one per host: {', '.join(per_host)})")
+    # a host asked for n pages is asked n + 1 times (its robots.txt first): n waits
+    pacing = max(per_host.values(), default=0) * settings.page_interval_s
+    return PagePlan(sum(per_host.values()) + len(per_host), pacing, detail)
+
+
+@dataclass
 class PageExtract:
     fetched: int = 0
     missing: list[str] = field(default_factory=list)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import logging
 
 from .. import cooldown
-from ..config import DEFAULT_QUERY, Settings
+from ..config import DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
 from ..errors import EXIT_UNAVAILABLE, EXIT_USAGE, UsageError
 from .http import JSON_ACCEPT, HttpClient, json_body_check
 from ..normalize import query as query_filter
 from ..normalize.scryfall import search_page
 from . import bulk as bulk_plans
+from .pages import page_plan
 from .scryfall import scryfall_error, search_url
 
 
@@ -32,11 +33,16 @@ def _remember(settings: Settings, url: str, wait_s: float) -> None:
 
 
 def plan(settings: Settings, *, query: str | None = None, include_multilingual: bool = False,
-         bulk: str = "auto") -> dict:
+         bulk: str = "auto", sources: list[str] | None = None) -> dict:
     """What a sync would request, without syncing. Fetches only: the first search page (unless
     ``bulk`` is always) and the ``/bulk-data`` index (with ``always``, or with ``auto`` when the
-    API plan needs AUTO_API_BELOW requests or more). Writes nothing but a 429's cool-down."""
+    API plan needs AUTO_API_BELOW requests or more). Writes nothing but a 429's cool-down.
+    ``sources``: as for a live sync (default LIVE_DEFAULT_SOURCES); the page sources' requests
+    follow the API plan's, and a bulk plan skips them."""
     query = query or DEFAULT_QUERY
+    sources = list(sources or LIVE_DEFAULT_SOURCES)
+    if "api" not in sources:
+        raise UsageError("--sources must include api: the web pages are matched to the cards it brings")
     cooldown.check(settings.cooldown_path, reanchor=False)  # 75 inside Scryfall's cool-down; no lock held
     client = HttpClient(settings, on_rate_limited=lambda url, wait: _remember(settings, url, wait))
     fetched: list[str] = []
@@ -70,15 +76,24 @@ def plan(settings: Settings, *, query: str | None = None, include_multilingual: 
         client.close()
     chosen = by_bulk if bulk == "always" else by_api if bulk == "never" or by_bulk is None else \
         bulk_plans.choose(by_api, by_bulk)
+    pages = page_plan(settings, sources, query, chosen.oracle_cards) if chosen.name == "api" else None
+    page_sources = [s for s in sources if s != "api"]
     notes = []
+    if page_sources and chosen.name == "bulk":
+        notes.append(f"the bulk plan reads Scryfall's files only: the page sources ({', '.join(page_sources)}) "
+                     "are skipped")
     if not local and bulk == "auto":
         notes.append(f"bulk plan not possible: {reason}")
     elif bulk == "auto" and by_bulk is None:
         notes.append(f"API plan under {bulk_plans.AUTO_API_BELOW} requests: taken without asking for the bulk index")
     elif bulk == "auto":  # a sync asks what planning asked too: the search page, or the index, is one more
         extra = "the first search page" if chosen is by_bulk else "/bulk-data"
-        notes.append(f"a sync with --bulk auto makes {'' if chosen.exact else 'about '}{chosen.requests + 1:,} requests: "
-                     f"{extra} too, which it asks to choose")
-    return {"query": query, "bulk": bulk, "chosen": chosen.name, "fetched": fetched, "notes": notes,
+        word = "at most " if pages else "" if chosen.exact else "about "
+        total = chosen.requests + 1 + (pages.requests if pages else 0)
+        notes.append(f"a sync with --bulk auto makes {word}{total:,} requests: {extra} too, which it asks to choose")
+    return {"query": query, "bulk": bulk, "sources": sources, "chosen": chosen.name, "fetched": fetched,
+            "notes": notes,
             "plans": {p.name: {"requests": p.requests, "bytes": p.bytes, "pacing_s": round(p.pacing_s, 3),
-                               "exact": p.exact, "detail": p.detail} for p in (by_api, by_bulk) if p is not None}}
+                               "exact": p.exact, "detail": p.detail} for p in (by_api, by_bulk) if p is not None},
+            "pages": None if pages is None else {"requests": pages.requests, "pacing_s": round(pages.pacing_s, 3),
+                                                 "detail": pages.detail}}
