@@ -195,6 +195,7 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
             con.close()
         try:
             with _turn(out.parent, wait_s):  # one swap at a time beside ``out``
+                check_target(out)  # again: files put there while this export wrote are not swept away
                 swap_into_place(tmp, out)
         except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)  # not renamed: a rename failed, or the wait for the turn

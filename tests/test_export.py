@@ -212,6 +212,32 @@ def test_an_export_with_files_added_to_it_is_not_replaced(sample_data_dir, tmp_p
     assert [p.name for p in tmp_path.iterdir()] == ["export"]
 
 
+@pytest.mark.parametrize("before", ["export", "none"])
+def test_files_put_in_out_while_the_export_writes_are_never_replaced(sample_data_dir, tmp_path, capsys,
+                                                                      monkeypatch, before):
+    # --out is checked before the files are written; what is there when the export comes to rename
+    # is checked again: a LICENSE added to the previous export, or a folder of notes made at --out
+    # meanwhile, is not swept away with the folder
+    out = tmp_path / "export"
+    if before == "export":
+        export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    real_datasheet = export_module.write_datasheet
+
+    def datasheet_then_someone_writes(*args, **kwargs):
+        real_datasheet(*args, **kwargs)
+        out.mkdir(exist_ok=True)
+        (out / "LICENSE").write_text("keep me")
+
+    monkeypatch.setattr(export_module, "write_datasheet", datasheet_then_someone_writes)
+    assert run_export(sample_data_dir, out, "--format", "jsonl") == 2
+    assert "not a casefile export" in capsys.readouterr().err
+    kept = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert kept["LICENSE"] == b"keep me"
+    assert sorted(kept) == (["LICENSE", "card_rulings.csv", "datasheet.md", "manifest.json", "rulings.csv"]
+                            if before == "export" else ["LICENSE"])
+    assert [p.name for p in tmp_path.iterdir()] == ["export"]  # the temp folder is gone
+
+
 def test_out_that_is_a_file_is_a_usage_error(sample_data_dir, tmp_path, capsys):
     target = tmp_path / "file"
     target.write_text("x")
