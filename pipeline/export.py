@@ -49,7 +49,9 @@ VIEW_SQL = ("export/rulings.sql", "export/card_rulings.sql", "export/rulings_csv
 COLUMNS = {
     "rulings": [
         ("ruling_id", "text", "the ruling's id in the warehouse, derived from (source, published_at, match key of the text)"),
-        ("source", "text", "who issued it: `wotc` (Wizards of the Coast), `scryfall`, or `mtgwiki`"),
+        ("source", "text", "who issued it, as its copies show it: `wotc` (Wizards of the Coast) or `scryfall`; "
+                           "`mtgwiki` for the MTG wiki's own rulings; for a page's copy that matches no dated "
+                           "ruling and shows no source, the page's origin (`scryfall-page`, `listeblanche`)"),
         ("published_at", "date", "the date the ruling carries; empty when undated"),
         ("text", "text", "the best copy of the ruling's text (Scryfall's API first)"),
         ("card_count", "integer", "how many Oracle cards the ruling applies to"),

@@ -108,6 +108,21 @@ def test_datasheet_explains_every_column_and_names_run_and_sources(sample_data_d
     assert "JSON arrays" in sheet
 
 
+def test_the_datasheet_names_every_source_a_ruling_can_have(warehouse_copy, tmp_path):
+    # test-only row on a copy: a ruling as reconciliation makes one of a card page's copy that
+    # matches no ruling of the API and shows no source, whose source is then the page's origin
+    data = warehouse_copy("INSERT INTO ruling VALUES ('rtestonly0000001', 'scryfall-page', DATE '2024-02-02', "
+                          "'Test-only ruling.', 'test-only ruling.')")
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(data), out, "csv")
+    sources = {row["source"] for row in read_back(out / "rulings.csv", "csv")}
+    assert sources == {"wotc", "scryfall-page"}
+    sheet = (out / "datasheet.md").read_text("utf-8")
+    described = next(line for line in sheet.splitlines() if line.startswith("| `source` |"))
+    for source in sources:
+        assert f"`{source}`" in described, source
+
+
 def test_the_run_named_is_the_latest_sync_not_a_later_rules_ingest(sample_data_dir, tmp_path):
     data = tmp_path / "data"
     shutil.copytree(sample_data_dir, data)
