@@ -362,3 +362,23 @@ def test_a_translation_re_worded_or_dropped_is_a_change_event(data_dir, tmp_path
     assert {e["kind"] for e in events} == {"translation_removed"} and len(events) == 15
     assert rows(data_dir, "SELECT count(*) FROM ruling_translation") == [(0,)]
     assert rows(data_dir, "SELECT count(*) FROM ruling") == [(45,)]  # the rulings stay
+
+
+def test_a_cards_rulings_are_numbered_one_to_n_when_a_page_shows_one_the_api_does_not(data_dir, tmp_path, capsys):
+    """Constructed: a copy of the sample whose API rulings list of Case of the Burning Masks lacks
+    its fifth ruling, which its scryfall.com and listeblanche.fr pages still show (a page behind
+    the API). That ruling stays the card's, at its place on the pages, where the API's list now
+    has another: the card's list numbers its rulings 1 to n all the same, each once."""
+    from support.runs import EditableRun
+
+    run = EditableRun(tmp_path / "page-ahead")
+    run.edit_rulings("Case of the Burning Masks", lambda rulings: rulings.pop(4))
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "card", "Case of the Burning Masks", "--format", "json"]) == 0
+    numbers = [r["n"] for r in json.loads(capsys.readouterr().out)]
+    assert len(numbers) == 15  # the 14 of the API's list, and the one only the pages show
+    assert numbers == list(range(1, 16))
+    assert main(["--data-dir", str(data_dir), "card", "Case of the Burning Masks"]) == 0
+    out = capsys.readouterr().out
+    assert "Rulings (15):" in out and re.findall(r"^ ?(\d+)\. ", out, re.M) == [str(n) for n in range(1, 16)]

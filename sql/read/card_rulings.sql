@@ -1,5 +1,7 @@
 -- The rulings of one card in its order, with where each was seen and its translations.
-SELECT cr.position + 1 AS n,
+-- n numbers them 1 to n: two rulings can share a position (a page shows a ruling at the place
+-- where the API's list has another), and each must still have a number of its own.
+SELECT row_number() OVER (ORDER BY cr.position, r.ruling_id) AS n,
        r.published_at,
        r.source,
        r.text,
