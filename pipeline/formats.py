@@ -81,6 +81,8 @@ def _cell(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_element(v) for v in value) + "]"
+    if isinstance(value, dict):  # a struct as DuckDB prints one: {'key': value}, values as a list's elements
+        return "{" + ", ".join(f"{_quoted(str(k))}: {_element(v)}" for k, v in value.items()) + "}"
     return str(_plain(value))
 
 
@@ -97,8 +99,13 @@ def _element(value: Any) -> str:
         return "NULL"
     if type(value) is str and (value == "" or value[0] in _SPACE or value[-1] in _SPACE
                                or value.lower() == "null" or not _QUOTED_IN_LIST.isdisjoint(value)):
-        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return _quoted(value)
     return _cell(value)
+
+
+def _quoted(text: str) -> str:
+    """A string in quotes as DuckDB writes one inside a list or a struct: '…', with \\' and \\\\."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def records(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[dict]:

@@ -107,6 +107,18 @@ def test_a_list_of_strings_prints_as_duckdb_prints_it(values):
     assert render(["l"], [(listed,)], "csv") == render(["l"], [(shown,)], "csv")
 
 
+def test_a_struct_prints_as_duckdb_prints_it():
+    """A struct, alone or in a list, prints as DuckDB prints one: NULL as NULL, true as true, its
+    strings quoted where a list's are, not as Python shows a dict ({'a': None})."""
+    struct = ("{'a': NULL, 'b': 'x, y', 'c': 'plain', 'd': '', 'e': 'it''s', 'f': [NULL, 'NULL'], "
+              "'g': DATE '2024-02-02', 'h': true, 'i': 1.5, 'j': {'k': NULL}, 'my key': 'Gorgon''s'}")
+    cursor = duckdb.connect().execute(f"SELECT {struct} AS s, [{struct}, NULL] AS l, "
+                                      f"CAST({struct} AS VARCHAR), CAST([{struct}, NULL] AS VARCHAR)")
+    [(struct_value, list_value, struct_shown, list_shown)] = cursor.fetchall()
+    assert render(["s", "l"], [(struct_value, list_value)], "csv") == render(["s", "l"], [(struct_shown, list_shown)], "csv")
+    assert "None" not in render(["s", "l"], [(struct_value, list_value)], "table")
+    assert json.loads(render(["s"], [(struct_value,)], "json"))[0]["s"]["a"] is None  # JSON keeps objects
+
 def test_strings_that_would_read_as_other_elements_are_quoted():
     rows = [(["Ghired, Conclave Exile", "X"], ["Ghired", "Conclave Exile", "X"], [""], ["NULL", None],
              ["Case of the Gorgon's Kiss", "plain words"])]
