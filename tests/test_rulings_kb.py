@@ -382,3 +382,32 @@ def test_a_cards_rulings_are_numbered_one_to_n_when_a_page_shows_one_the_api_doe
     assert main(["--data-dir", str(data_dir), "card", "Case of the Burning Masks"]) == 0
     out = capsys.readouterr().out
     assert "Rulings (15):" in out and re.findall(r"^ ?(\d+)\. ", out, re.M) == [str(n) for n in range(1, 16)]
+
+
+def test_a_printing_in_other_languages_only_is_listed_among_the_printings(data_dir, tmp_path, capsys):
+    """Constructed: a copy of the sample without the English printing of Case of the Shifting
+    Visage (MKC 19), whose German, French, Italian and Japanese printings stay, as a printing
+    Scryfall has in other languages only (Japanese alternate arts, say) has no English row. The
+    card's printings still name MKC 19."""
+    from pipeline.rawstore import doc_id_for
+    from support.runs import EditableRun
+
+    run = EditableRun(tmp_path / "no-english-printing")
+    [search] = run.entries("search")
+    page = run.read(search)
+    english = [c for c in page["data"] if c["name"] == VISAGE and c["lang"] == "en"]
+    assert len(english) == 1 and sum(c["name"] == VISAGE for c in page["data"]) == 5
+    page["data"].remove(english[0])
+    page["total_cards"] = len(page["data"])
+    run.write(search, page)
+    # the card's rulings are asked for through the first of its printings left (no English one)
+    stand_in = next(c["id"] for c in page["data"] if c["name"] == VISAGE)
+    [rulings] = run.entries("rulings", english[0]["oracle_id"])
+    for name in ("url", "final_url"):
+        rulings[name] = rulings[name].replace(english[0]["id"], stand_in)
+    rulings["doc_id"] = doc_id_for(rulings["url"], (run.path / rulings["path"]).read_bytes())
+    run._save()
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "card", VISAGE]) == 0
+    assert "Printings: MKC 19 (languages: de, fr, it, ja)" in capsys.readouterr().out.splitlines()
