@@ -653,6 +653,10 @@ def main(argv: list[str] | None = None) -> int:
         if damaged is not None:  # found by a query after the file opened (the writer's, or prune's)
             _report(damaged)
             return damaged.exit_code
+        unwritable = _unwritable_warehouse(exc)
+        if unwritable is not None:  # a full disk, or a folder casefile may not write
+            _report(unwritable)
+            return unwritable.exit_code
         if _out_of_memory(exc):
             _report(ConfigError(f"DuckDB ran out of memory ({str(exc).splitlines()[0]}); raise "
                                 "CASEFILE_MEMORY_LIMIT_MB (0: DuckDB's default) or free memory. "
@@ -676,6 +680,14 @@ def _damaged_warehouse(exc: Exception) -> ConfigError | None:
     from .errors import damaged_warehouse
 
     return damaged_warehouse(exc) if isinstance(exc, duckdb.Error) else None
+
+
+def _unwritable_warehouse(exc: Exception) -> CasefileError | None:
+    import duckdb
+
+    from .errors import unwritable_warehouse
+
+    return unwritable_warehouse(exc) if isinstance(exc, duckdb.Error) else None
 
 
 def _report(exc: CasefileError) -> None:

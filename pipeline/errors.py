@@ -136,3 +136,25 @@ def damaged_warehouse(exc: Exception) -> ConfigError | None:
         return None
     return ConfigError("the warehouse file is damaged: `casefile rebuild` makes it again from data/raw/ "
                        f"({text.splitlines()[0].rstrip('.!')})")
+
+
+# What the system says (strerror, in DuckDB's message) of a write it refused: a full disk or quota
+# is worth a try later; the others are the data folder's set-up.
+_FULL = ("No space left on device", "Disk quota exceeded")
+_KEPT = "the warehouse is as it was before the failed write, and the runs it has not loaded stay in data/raw/ " \
+        "for the next sync"
+_REFUSED = ("Permission denied", "Read-only file system", "File too large", "Operation not permitted")
+
+
+def unwritable_warehouse(exc: Exception) -> CasefileError | None:
+    """The error for DuckDB's ``exc`` when it says a write of the warehouse (its file, its WAL, a
+    rebuild's new file) was refused by the system, else None. Nothing of the failed transaction
+    is kept, and the raw store keeps every run: the next sync loads what is not loaded yet."""
+    text = str(exc).strip()
+    first = text.splitlines()[0].rstrip(".!") if text else exc.__class__.__name__
+    if any(words in text for words in _FULL):
+        return TryAgainLater(f"cannot write the warehouse ({first}); free some space and run again: {_KEPT}")
+    if any(words in text for words in _REFUSED):
+        return ConfigError(f"cannot write the warehouse ({first}); casefile must be able to write the warehouse "
+                           f"file and its folder: {_KEPT}")
+    return None

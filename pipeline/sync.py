@@ -7,6 +7,7 @@ replays every complete run through the same build and load steps.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from contextlib import nullcontext
@@ -469,29 +470,43 @@ def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
         target = settings.warehouse_path
         _refuse_to_empty(settings, store)
         built = target.with_name(target.name + ".rebuild")
-        for stale in (built, Path(str(built) + ".wal")):
-            if stale.exists():
-                stale.unlink()
-        with timing.phase("open"):
-            con = open_writer(built, memory_limit_mb=settings.memory_limit_mb)
+        half_built = (built, Path(str(built) + ".wal"))
+
+        def remove_half_built() -> None:
+            for stale in half_built:
+                if stale.exists():
+                    stale.unlink()
+
+        remove_half_built()
         try:
-            runs = store.complete_runs()
-            results = []
-            for i, run in enumerate(runs, 1):
-                started = time.monotonic()
-                results.append(_load_one(con, store, runs, run, settings.cache_dir, use_delta=False, timed=False))
-                log.info("rebuild: run %s loaded (%d of %d) in %.1f s", run.run_id, i, len(runs),
-                         time.monotonic() - started)
-                if progress is not None:
-                    progress("runs rebuilt", unit=" run", total=len(runs))
-            with timing.phase("checkpoint"):
-                con.execute("CHECKPOINT")
-        finally:
-            with timing.phase("close"):
-                con.close()
-        stop.check()  # a SIGTERM whose exception some code swallowed still keeps the old warehouse
-        with timing.phase("replace"):
-            replace_file(built, target, wait_s=settings.reader_wait_s)
+            with timing.phase("open"):
+                con = open_writer(built, memory_limit_mb=settings.memory_limit_mb)
+            try:
+                runs = store.complete_runs()
+                results = []
+                for i, run in enumerate(runs, 1):
+                    started = time.monotonic()
+                    results.append(_load_one(con, store, runs, run, settings.cache_dir, use_delta=False,
+                                             timed=False))
+                    log.info("rebuild: run %s loaded (%d of %d) in %.1f s", run.run_id, i, len(runs),
+                             time.monotonic() - started)
+                    if progress is not None:
+                        progress("runs rebuilt", unit=" run", total=len(runs))
+                with timing.phase("checkpoint"):
+                    con.execute("CHECKPOINT")
+            finally:
+                with timing.phase("close"):
+                    con.close()
+            stop.check()  # a SIGTERM whose exception some code swallowed still keeps the old warehouse
+            with timing.phase("replace"):
+                replace_file(built, target, wait_s=settings.reader_wait_s)
+        except BaseException:
+            # a rebuild that stops (an error, a full disk, SIGTERM, readers holding the old file)
+            # leaves the old warehouse and takes its new file with it: as large as the warehouse,
+            # on the disk the next sync needs
+            with contextlib.suppress(OSError):
+                remove_half_built()
+            raise
         return results
 
 

@@ -534,7 +534,62 @@ def test_sigterm_during_a_rebuild_keeps_the_old_warehouse_and_every_run(data_dir
     assert proc.returncode == 75 and "SIGTERM" in err and "Traceback" not in err
     assert state(data_dir) == before
     assert _statuses(data_dir) == runs  # no run is marked aborted by a stopped rebuild
+    assert sorted(p.name for p in (data_dir / "warehouse").iterdir()) == ["casefile.duckdb"]  # nothing half built
     assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
+    assert state(data_dir) == before
+
+
+def _with_file_size_limit(data_dir, limit, *args):
+    """A real `casefile` whose writes beyond ``limit`` bytes per file fail (RLIMIT_FSIZE, SIGXFSZ
+    ignored): the kernel answers EFBIG, as it answers ENOSPC on a full disk, in the middle of
+    DuckDB's writes. The sample's raw files are smaller; a warehouse and its WAL are not."""
+    import resource
+
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, text=True,
+                          env=subprocess_env(data_dir), timeout=120, cwd=str(data_dir.parent), preexec_fn=limited)
+
+
+def test_a_warehouse_the_system_refuses_to_write_is_one_line_not_a_traceback_and_the_run_waits(data_dir):
+    failed = _with_file_size_limit(data_dir, 200_000, "sync", "--offline")
+    assert failed.returncode == 78, failed.stderr
+    assert failed.stderr.startswith("casefile: error: cannot write the warehouse (") and "File too large" in failed.stderr
+    assert "Traceback" not in failed.stderr and len(failed.stderr.splitlines()) == 1
+    [(run_id, status)] = _statuses(data_dir).items()
+    assert status == "complete"  # fetched, not loaded, not rejected: the next sync loads it
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    assert [r[0] for r in sql(data_dir, "SELECT run_id FROM sync_run ORDER BY run_id")][0] == run_id
+    assert sql(data_dir, "SELECT count(*) FROM card") == [(15,)]
+
+
+def test_a_full_disk_under_the_warehouse_exits_75(data_dir, monkeypatch, capsys):
+    """The error is made here as DuckDB gave it for a COMMIT on a full file system (the text of a
+    real one, a tmpfs filled up): ENOSPC cannot be caused on demand without a file system of its own."""
+    from pipeline import sync as sync_module
+
+    def full(*args, **kwargs):
+        raise duckdb.TransactionException(
+            f'TransactionContext Error: Failed to commit: Could not write file "{db_of(data_dir)}.wal": '
+            "No space left on device")
+
+    monkeypatch.setattr(sync_module, "load_pending", full)
+    assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 75
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: cannot write the warehouse (") and "free some space" in err
+    assert "Traceback" not in err
+    assert list(_statuses(data_dir).values()) == ["complete"]
+
+
+def test_a_rebuild_the_system_refuses_to_write_keeps_the_old_warehouse_and_leaves_no_new_file(data_dir):
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    before = state(data_dir)
+    failed = _with_file_size_limit(data_dir, 200_000, "rebuild")
+    assert failed.returncode == 78, failed.stderr
+    assert failed.stderr.startswith("casefile: error: cannot write the warehouse (") and "Traceback" not in failed.stderr
+    assert sorted(p.name for p in (data_dir / "warehouse").iterdir()) == ["casefile.duckdb"]
     assert state(data_dir) == before
 
 

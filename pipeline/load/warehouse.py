@@ -99,6 +99,17 @@ def defer_compaction(con: duckdb.DuckDBPyConnection, builds: list[str], every: i
     return True
 
 
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back the open transaction after a failure. A COMMIT that failed (a full disk, a
+    folder that cannot be written) has ended the transaction already: its error is the one to
+    report, not the ROLLBACK's "no transaction is active"."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.TransactionException as exc:
+        if "no transaction is active" not in str(exc):
+            raise
+
+
 def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
     for path in sql_files("schema"):
         con.execute(path.read_text("utf-8"))
@@ -115,7 +126,7 @@ def _fill_ruling_card_names(con: duckdb.DuckDBPyConnection) -> None:
         _derive_card_names(con, whole=True)
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
 
 
@@ -305,7 +316,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         with timing.phase("load.commit"):
             con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
     log.debug("run %s committed", run_row["run_id"])
     failpoint("after_commit")
@@ -331,7 +342,7 @@ def repoint_documents(con: duckdb.DuckDBPyConnection, moves: list[dict], deleted
         sightings = con.execute(read_sql("load/repoint_sightings.sql")).fetchone()[0]
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
     return int(changed), int(sightings)
 
