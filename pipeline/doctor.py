@@ -44,8 +44,12 @@ def _config(settings: Settings) -> list[Finding]:
 
 def _lock_and_cooldown(settings: Settings) -> list[Finding]:
     found = []
-    pid = holder_pid(settings.lock_path)
-    found.append(Finding("ok", "lock", "no sync is running" if pid is None else f"a sync is running (pid {pid})"))
+    try:
+        pid = holder_pid(settings.lock_path)
+    except ConfigError as exc:
+        found.append(Finding("fail", "lock", str(exc), exc.exit_code))
+    else:
+        found.append(Finding("ok", "lock", "no sync is running" if pid is None else f"a sync is running (pid {pid})"))
     body = cooldown.read(settings.cooldown_path)
     if body:
         try:
@@ -146,7 +150,10 @@ def _warehouse(settings: Settings) -> tuple[list[Finding], set[str] | None]:
 
 def diagnose(settings: Settings, online: bool = False) -> list[Finding]:
     findings = _config(settings) + _lock_and_cooldown(settings)
-    running = holder_pid(settings.lock_path) is not None
+    try:
+        running = holder_pid(settings.lock_path) is not None
+    except ConfigError:  # a finding already says so; a run that looks unfinished may be running
+        running = True
     warehouse, loaded = _warehouse(settings)
     findings += _raw_store(settings, running, loaded) + warehouse
     if online:

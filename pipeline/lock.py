@@ -118,11 +118,16 @@ class SyncLock:
 
 def holder_pid(path: Path) -> int | None:
     """The pid of the running sync (-1 when it has not written it yet), or None if no sync holds
-    the lock. Opens the file read-only and, where there are OFD locks, takes no lock."""
+    the lock. Opens the file read-only and, where there are OFD locks, takes no lock. ConfigError
+    (78) when the file cannot be opened for reading."""
     try:
         fh = open(path, "rb")
     except FileNotFoundError:
         return None
+    except OSError as exc:  # a lock file this user may not read, or a folder in its place
+        raise ConfigError(f"cannot read the sync lock {path} ({exc.strerror or exc}), so whether a sync runs "
+                          "is unknown: the lock file must be a file that the users running casefile can read "
+                          "(a sync makes it again if it is removed while none runs)") from None
     with fh:
         if not _held(fh):
             return None

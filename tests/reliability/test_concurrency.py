@@ -262,3 +262,31 @@ def test_a_kernel_without_ofd_locks_gets_flock_and_no_traceback(tmp_path, monkey
     assert lock.holder_pid(path) is None
     monkeypatch.setattr(lock, "_OFD", True)  # the probe alone meets the answer first, too
     assert lock.holder_pid(path) is None and lock._OFD is False
+
+
+@pytest.mark.parametrize("unreadable", ["a folder", "no permission"])
+def test_a_lock_file_that_cannot_be_read_is_a_configuration_error_for_status_and_doctor(
+        data_dir, capsys, monkeypatch, unreadable):
+    # a folder where the lock file should be (as a container's volume mount of a missing file
+    # makes), or a lock file made under a umask that lets only its owner read it
+    from pipeline import lock
+
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    path = data_dir / "sync.lock"
+    if unreadable == "a folder":
+        path.unlink()
+        path.mkdir()
+    else:
+        def refused(file, mode="r", *args, **kwargs):  # as chmod 600 by another user would (even for root)
+            if Path(file) == path:
+                raise PermissionError(13, "Permission denied", str(file))
+            return open(file, mode, *args, **kwargs)
+
+        monkeypatch.setattr(lock, "open", refused, raising=False)
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "status"]) == 78
+    err = capsys.readouterr().err
+    assert err.startswith(f"casefile: error: cannot read the sync lock {path} (") and "Traceback" not in err
+    assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 78
+    findings = {(f["level"], f["area"]) for f in json.loads(capsys.readouterr().out)}
+    assert ("fail", "lock") in findings and ("ok", "warehouse") in findings and ("ok", "raw") in findings
