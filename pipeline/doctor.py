@@ -180,7 +180,10 @@ def _prunable(runs, loaded: set[str] | None) -> list[Finding]:
     from .config import DEFAULT_KEEP_DAYS
     from .prune import bytes_freed, plan
 
-    doomed = plan(runs, datetime.now(timezone.utc), DEFAULT_KEEP_DAYS, loaded).doomed
+    try:
+        doomed = plan(runs, datetime.now(timezone.utc), DEFAULT_KEEP_DAYS, loaded).doomed
+    except CasefileError:  # a manifest that cannot be read: a failing raw finding names it already
+        return []
     if not doomed:
         return []
     return [Finding("ok", "raw", f"{len(doomed)} run(s) older than {DEFAULT_KEEP_DAYS} days that no view needs hold "

@@ -371,6 +371,25 @@ def test_doctor_reports_a_tampered_raw_file_and_a_broken_check(data_dir, capsys)
     assert len(failing) == 1 and "unique_keys" in failing[0]
 
 
+@pytest.mark.parametrize("damage", ["a line that is not JSON", "no manifest"])
+def test_doctor_lists_its_findings_beside_a_manifest_it_cannot_read(data_dir, capsys, damage):
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
+    if damage == "no manifest":
+        (run / "manifest.jsonl").unlink()
+    else:
+        with open(run / "manifest.jsonl", "ab") as fh:  # a test-only line, as a disk error could leave
+            fh.write(b"garbage\n")
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 65
+    out, err = capsys.readouterr()
+    findings = json.loads(out)
+    assert err == ""
+    assert [f["area"] for f in findings if f["level"] == "fail"] == ["raw"]
+    assert "manifest.jsonl" in next(f["finding"] for f in findings if f["level"] == "fail")
+    assert {"config", "lock", "warehouse"} <= {f["area"] for f in findings if f["level"] == "ok"}
+
+
 def test_a_warehouse_damaged_by_hand_rejects_no_run_and_a_rebuild_mends_it(data_dir, capsys):
     # the checks fail whatever run comes: the run fetched is kept for the load after the rebuild
     assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
