@@ -544,6 +544,30 @@ def test_a_cache_that_cannot_be_written_costs_the_delta_not_the_sync(settings, s
     assert query(settings.data_dir, "SELECT count(*) FROM sync_run") == [(2,)]
 
 
+@pytest.mark.parametrize("damage", [b"", b"PAR1 cut short"])
+def test_a_cache_file_a_system_crash_left_unreadable_is_made_again_not_a_failure_of_every_sync(
+        settings, synth, caplog, damage):
+    """The cache is not synced to disk: after a crash of the system a file of it may be empty
+    or cut short under its final name. Every build that read it failed (exit 1), the rebuild too,
+    until someone deleted the cache by hand."""
+    store = _day_one_loaded_day_two_written(settings, synth)
+    files = sorted((settings.cache_dir / "lines").iterdir())
+    assert files
+    for path in files:
+        path.write_bytes(damage)
+    caplog.set_level(logging.INFO, logger="pipeline")
+    assert [r.build for r in load_pending(settings, store)] == ["full"]
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(m.startswith("the cache file ") and "deleted, to be made again" in m for m in warned)
+    synced = fingerprints(settings.data_dir, tables=TABLES)
+    rebuild(settings)
+    assert fingerprints(settings.data_dir, tables=TABLES) == synced
+    third = copy.deepcopy(Day(synth))
+    third.cards[5]["rarity"] = "special"
+    write_day(settings.raw_dir, third, 3)
+    assert [r.build for r in load_pending(settings, store)] == ["delta"]  # the cache was made again
+
+
 def test_a_delta_sync_leaves_whole_scans_of_its_files_in_the_cache(settings, synth):
     """A delta build writes the scans of the day's files to the cache while it builds on them
     (pipeline/normalize/lines.py LineScans.finish): once the sync is over each one is there,

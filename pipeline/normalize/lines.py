@@ -109,9 +109,25 @@ def save_table(con: duckdb.DuckDBPyConnection, source: str, target: Path, params
         partial.unlink(missing_ok=True)
 
 
+def cached(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
+    """Whether the cache holds ``path`` whole. A file DuckDB cannot read as parquet (cut short
+    or emptied by a crash of the system: the cache is not synced to disk) is deleted and counts
+    as none: it is made again, where it would fail every build that reads it."""
+    if not path.is_file():
+        return False
+    try:
+        con.execute("SELECT count(*) FROM read_parquet($file)", {"file": str(path)}).fetchone()
+    except (duckdb.InvalidInputException, duckdb.IOException) as exc:
+        log.warning("the cache file %s cannot be read (%s): deleted, to be made again", path,
+                    str(exc).splitlines()[0])
+        path.unlink(missing_ok=True)
+        return False
+    return True
+
+
 def load_table(con: duckdb.DuckDBPyConnection, table: str, source: Path) -> bool:
     """TEMP TABLE ``table`` from a parquet file of the cache; False if there is none."""
-    if not source.is_file():
+    if not cached(con, source):
         return False
     _clear(con, table)
     con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM read_parquet($file)", {"file": str(source)})
@@ -167,12 +183,12 @@ class LineScans:
         self.kept: dict[Path, str] = {}  # cache file -> the in-memory table that holds the scan
         jobs = []
         for path, sha256, ignore in files:
-            cached = _cache_file(cache_dir, sha256, ignore)
-            if not cached.is_file():
+            target = _cache_file(cache_dir, sha256, ignore)
+            if not cached(con, target):
                 if not jobs:
                     con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {SCANS}")
-                self.kept[cached] = f"{SCANS}.main.scan_{len(self.kept)}_{secrets.token_hex(4)}"
-                jobs.append((self._cursor(), path, self.kept[cached], ignore))
+                self.kept[target] = f"{SCANS}.main.scan_{len(self.kept)}_{secrets.token_hex(4)}"
+                jobs.append((self._cursor(), path, self.kept[target], ignore))
         self._pool = ThreadPoolExecutor(max(1, len(jobs)))
         self._futures = [self._pool.submit(_scan, *job) for job in jobs]
         self._saves: list = []
