@@ -148,6 +148,21 @@ def _warehouse(settings: Settings) -> tuple[list[Finding], set[str] | None]:
     return found, loaded
 
 
+def _half_built(settings: Settings) -> list[Finding]:
+    """The new file of a rebuild that was killed before it put it in place (kill -9, the OOM
+    killer): as large as the warehouse, and left until the next rebuild."""
+    from .formats import human_bytes
+
+    target = settings.warehouse_path
+    left = [p for p in (target.with_name(target.name + ".rebuild"), target.with_name(target.name + ".rebuild.wal"))
+            if p.is_file()]
+    if not left:
+        return []
+    size = sum(p.stat().st_size for p in left)
+    return [Finding("warn", "warehouse", f"a rebuild that did not finish left {left[0].name} ({human_bytes(size)}); "
+                                         "the next `casefile rebuild` replaces it, or delete it")]
+
+
 def diagnose(settings: Settings, online: bool = False) -> list[Finding]:
     findings = _config(settings) + _lock_and_cooldown(settings)
     try:
@@ -155,7 +170,7 @@ def diagnose(settings: Settings, online: bool = False) -> list[Finding]:
     except ConfigError:  # a finding already says so; a run that looks unfinished may be running
         running = True
     warehouse, loaded = _warehouse(settings)
-    findings += _raw_store(settings, running, loaded) + warehouse
+    findings += _raw_store(settings, running, loaded) + warehouse + ([] if running else _half_built(settings))
     if online:
         from .extract.probe import probe
 

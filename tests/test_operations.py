@@ -558,6 +558,22 @@ def test_sigterm_during_a_rebuild_keeps_the_old_warehouse_and_every_run(data_dir
     assert state(data_dir) == before
 
 
+def test_doctor_warns_of_the_file_a_killed_rebuild_left(data_dir, capsys):
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    killed = start(data_dir, "rebuild", CASEFILE_FAILPOINT="before_replace:kill")  # as the OOM killer would
+    killed.communicate(timeout=120)
+    assert killed.returncode == -signal.SIGKILL
+    assert (data_dir / "warehouse" / "casefile.duckdb.rebuild").is_file()
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 0
+    warned = [f["finding"] for f in json.loads(capsys.readouterr().out) if f["level"] == "warn"]
+    assert any(w.startswith("a rebuild that did not finish left casefile.duckdb.rebuild (") for w in warned)
+    assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 0
+    assert not [f for f in json.loads(capsys.readouterr().out) if "rebuild" in f["finding"]]
+
+
 def _with_file_size_limit(data_dir, limit, *args):
     """A real `casefile` whose writes beyond ``limit`` bytes per file fail (RLIMIT_FSIZE, SIGXFSZ
     ignored): the kernel answers EFBIG, as it answers ENOSPC on a full disk, in the middle of
