@@ -378,13 +378,19 @@ class RunWriter:
 
 def inode_usage(folders: list[Path]) -> dict[tuple[int, int], list[int]]:
     """The files under ``folders``, one entry per inode (a 304 hard-links a body into the next
-    run): [links seen under the folders, links in all, size in bytes]."""
+    run): [links seen under the folders, links in all, size in bytes]. ``status`` and ``doctor``
+    ask while a sync writes (a temporary file renamed between the listing and its size) or a prune
+    deletes (a run folder renamed away): what is gone by then is not counted."""
     files: dict[tuple[int, int], list[int]] = {}
     for folder in folders:
-        for path in folder.rglob("*"):
-            st = path.lstat()
-            if stat.S_ISREG(st.st_mode):
-                files.setdefault((st.st_dev, st.st_ino), [0, st.st_nlink, st.st_size])[0] += 1
+        for parent, _, names in os.walk(folder):  # a folder gone meanwhile: skipped (no onerror)
+            for name in names:
+                try:
+                    st = os.lstat(os.path.join(parent, name))
+                except FileNotFoundError:
+                    continue
+                if stat.S_ISREG(st.st_mode):
+                    files.setdefault((st.st_dev, st.st_ino), [0, st.st_nlink, st.st_size])[0] += 1
     return files
 
 
@@ -528,7 +534,10 @@ class RawStore:
         found = []
         for child in sorted(self.root.iterdir()):
             if child.is_dir() and RUN_ID_RE.match(child.name) and (child / RUN_META).exists():
-                run = read_run(child)
+                try:
+                    run = read_run(child)
+                except ConfigError:  # its run.json went since: a prune renamed the folder away
+                    continue
                 if run.damaged is None and run.run_id != child.name:  # a run folder copied in by hand
                     run = replace(run, run_id=child.name, damaged=f"its {RUN_META} names the run "
                                   f"{run.meta.get('run_id')!r}, not {child.name}, the name of its folder")

@@ -290,3 +290,47 @@ def test_a_lock_file_that_cannot_be_read_is_a_configuration_error_for_status_and
     assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 78
     findings = {(f["level"], f["area"]) for f in json.loads(capsys.readouterr().out)}
     assert ("fail", "lock") in findings and ("ok", "warehouse") in findings and ("ok", "raw") in findings
+
+
+def test_status_while_a_sync_renames_a_temporary_file_into_place_is_no_traceback(data_dir, monkeypatch, capsys):
+    # the moment is made on purpose: each temporary body is renamed to its final name just as
+    # status asks for its size, as a sync writing its run at that instant does
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    [run] = run_dirs(data_dir)
+    body = sorted((run / "docs" / "scryfall-api").iterdir())[0]
+    tmp = body.with_name(f".{body.name}.tmp-1-abcdef")
+    os.rename(body, tmp)
+    real_stat, real_lstat = os.stat, os.lstat
+
+    def renamed_first(path, *args, **kwargs):
+        if ".tmp-" in os.fspath(path) and real_lstat(path):
+            os.rename(path, body)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", renamed_first)
+    monkeypatch.setattr(os, "lstat", lambda path, *args, **kwargs: renamed_first(path, follow_symlinks=False))
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "status", "--format", "json"]) == 0
+    monkeypatch.undo()
+    assert body.is_file() and not tmp.exists()
+    assert json.loads(capsys.readouterr().out)["runs"]["complete"] == 1
+
+
+def test_status_while_a_prune_renames_a_run_away_counts_it_gone(data_dir, monkeypatch, capsys):
+    # a prune renames each run it deletes out of the store's view first; here it does so just
+    # as status, having listed the folder, reads its run.json
+    from pipeline import rawstore
+
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    [run] = run_dirs(data_dir)
+    real = rawstore.read_run
+
+    def renamed_away_first(path):
+        if path.exists():
+            os.rename(path, path.with_name(f".deleting-{path.name}"))
+        return real(path)
+
+    monkeypatch.setattr(rawstore, "read_run", renamed_away_first)
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "status", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"]["total"] == 0
