@@ -229,7 +229,11 @@ def validate(settings: Settings) -> Settings:
     except UnicodeEncodeError:
         raise ConfigError(f"cannot use the data folder {str(data_dir)!r}: its path is not UTF-8; "
                           "rename it or choose another") from None
-    existing = next((path for path in (data_dir, *data_dir.parents) if path.exists()), None)
+    try:
+        existing = next((path for path in (data_dir, *data_dir.parents) if path.exists()), None)
+    except OSError as exc:  # a folder on the way that this user may not look into
+        raise ConfigError(f"cannot use the data folder {data_dir}: {exc.strerror or exc} "
+                          f"({exc.filename or data_dir})") from None
     if existing is not None and not existing.is_dir():  # the folder, or one it would be made in
         raise ConfigError(f"cannot use the data folder {data_dir}: "
                           + ("it is not a folder" if existing == data_dir else f"{existing} is not a folder"))

@@ -228,6 +228,26 @@ def test_a_data_folder_that_cannot_be_made_is_a_configuration_error(tmp_path, ca
                    f"{tmp_path / 'a-file'} is not a folder\n")
 
 
+@pytest.mark.parametrize("command", [["sync", "--offline"], ["rebuild"], ["prune"], ["status"], ["doctor"]])
+def test_a_data_folder_inside_a_folder_the_user_may_not_enter_is_a_configuration_error(
+        tmp_path, capsys, monkeypatch, command):
+    """A data folder in another user's home (mode 700), as a cron job of a service user meets it:
+    every command gave a traceback (PermissionError from checking whether the folder exists)."""
+    closed = tmp_path / "home-700"
+    closed.mkdir()
+    data = closed / "casefile" / "data"
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):  # as `chmod 700` of another user would (even for root)
+        if Path(path).is_relative_to(closed) and Path(path) != closed:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    assert main(["--data-dir", str(data), *command]) == 78
+    assert capsys.readouterr().err == f"casefile: error: cannot use the data folder {data}: Permission denied ({data})\n"
+
+
 @pytest.mark.parametrize("command", [["sync", "--offline"], ["rebuild"], ["prune"], ["status"], ["sql", "SELECT 1"],
                                      ["doctor"]])
 def test_a_data_folder_that_is_a_file_is_a_configuration_error(tmp_path, capsys, monkeypatch, command):
