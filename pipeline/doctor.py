@@ -33,8 +33,13 @@ class Finding:
 def _config(settings: Settings) -> list[Finding]:
     found = []
     data = settings.data_dir
+    # the folder, or the one a sync would make it in (config.validate: each exists or is a folder)
+    nearest = next((path for path in (data, *data.parents) if path.exists()), data)
     if data.exists() and not os.access(data, os.W_OK):
         found.append(Finding("fail", "config", f"the data folder {data} is not writable", EXIT_CONFIG))
+    elif nearest != data and not os.access(nearest, os.W_OK | os.X_OK):
+        found.append(Finding("fail", "config", f"the data folder {data} does not exist, and cannot be made: "
+                                               f"{nearest} is not writable", EXIT_CONFIG))
     else:
         found.append(Finding("ok", "config", f"data folder {data}"))
     if not settings.contact:

@@ -248,6 +248,25 @@ def test_a_data_folder_inside_a_folder_the_user_may_not_enter_is_a_configuration
     assert capsys.readouterr().err == f"casefile: error: cannot use the data folder {data}: Permission denied ({data})\n"
 
 
+def test_doctor_fails_a_data_folder_that_does_not_exist_and_cannot_be_made(tmp_path, capsys, monkeypatch):
+    """The folder a data folder would be made in is not writable (another user's, read-only):
+    a sync exits 78, and doctor said "ok config" with exit 0."""
+    parent = tmp_path / "read-only"
+    parent.mkdir()
+    data = parent / "data"
+    real_access = os.access
+
+    def access(path, mode, *args, **kwargs):  # as `chmod 555` would (even for root)
+        return False if Path(path) == parent and mode & os.W_OK else real_access(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+    assert main(["--data-dir", str(data), "doctor", "--format", "json"]) == 78
+    failing = [f for f in json.loads(capsys.readouterr().out) if f["level"] == "fail"]
+    assert [(f["area"], f["finding"]) for f in failing] == [
+        ("config", f"the data folder {data} does not exist, and cannot be made: {parent} is not writable")]
+    assert not data.exists()
+
+
 @pytest.mark.parametrize("command", [["sync", "--offline"], ["rebuild"], ["prune"], ["status"], ["sql", "SELECT 1"],
                                      ["doctor"]])
 def test_a_data_folder_that_is_a_file_is_a_configuration_error(tmp_path, capsys, monkeypatch, command):
