@@ -111,6 +111,9 @@ def _raw_store(settings: Settings, running: bool, loaded: set[str] | None = None
 def _warehouse(settings: Settings) -> tuple[list[Finding], set[str] | None]:
     """The warehouse's findings, and the runs it has loaded (None when it cannot be read)."""
     path = settings.warehouse_path
+    if path.parent.exists() and not path.parent.is_dir():
+        return [Finding("fail", "warehouse", f"cannot use the warehouse folder {path.parent}: it is not a folder",
+                        EXIT_CONFIG)], None
     if not path.exists():
         return [Finding("warn", "warehouse", f"no warehouse at {path} yet (run casefile sync)")], None
     found = []

@@ -12,6 +12,7 @@ import duckdb
 import pytest
 
 from pipeline.cli import main, main_group
+from pipeline.rawstore import RawStore
 
 from support.warehouse_state import run_dirs, run_status
 
@@ -265,6 +266,23 @@ def test_doctor_fails_a_data_folder_that_does_not_exist_and_cannot_be_made(tmp_p
     assert [(f["area"], f["finding"]) for f in failing] == [
         ("config", f"the data folder {data} does not exist, and cannot be made: {parent} is not writable")]
     assert not data.exists()
+
+
+@pytest.mark.parametrize("command", [["sync", "--offline"], ["rebuild"], ["doctor", "--format", "json"]])
+def test_a_file_where_the_warehouse_folder_should_be_is_a_configuration_error(data_dir, capsys, command):
+    """`cp casefile.duckdb data/warehouse` after the folder was removed makes a file of that
+    name (a test-only file here): sync and rebuild gave a traceback, doctor passed."""
+    (data_dir / "warehouse").write_text("a copy meant to go into the folder")
+    assert main(["--data-dir", str(data_dir), *command]) == 78
+    out, err = capsys.readouterr()
+    message = f"cannot use the warehouse folder {data_dir / 'warehouse'}: it is not a folder"
+    if command[0] == "doctor":
+        assert [f["finding"] for f in json.loads(out) if f["level"] == "fail"] == [message]
+    else:
+        assert err == f"casefile: error: {message}\n"
+    assert (data_dir / "warehouse").read_text() == "a copy meant to go into the folder"
+    if command[0] == "sync":  # the run it fetched waits for the next sync
+        assert [run.status for run in RawStore(data_dir / "raw").runs()] == ["complete"]
 
 
 @pytest.mark.parametrize("command", [["sync", "--offline"], ["rebuild"], ["prune"], ["status"], ["sql", "SELECT 1"],

@@ -18,7 +18,7 @@ import duckdb
 from .. import stop, timing
 from ..changes import choose_rewordings
 from ..clock import utc_now_iso
-from ..errors import ChecksFailed, LockBusy, QueryMatchesNothing, damaged_warehouse, unopenable_warehouse
+from ..errors import ChecksFailed, ConfigError, LockBusy, QueryMatchesNothing, damaged_warehouse, unopenable_warehouse
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
 from ..normalize.delta import SCOPED_TABLES
@@ -49,7 +49,11 @@ ROW_GROUP_SIZE = 30_720
 
 def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = None) -> duckdb.DuckDBPyConnection:
     """The one writer connection: the warehouse file attached as the default database."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file where the folder should be (a backup copied to `warehouse`), no permission
+        why = "it is not a folder" if path.parent.exists() and not path.parent.is_dir() else exc.strerror or str(exc)
+        raise ConfigError(f"cannot use the warehouse folder {path.parent}: {why}") from None
     deadline = time.monotonic() + wait_s
     quoted = str(path).replace("'", "''")
     while True:
