@@ -72,6 +72,13 @@ def _held(fh) -> bool:
     return False
 
 
+def _unlockable(path: Path, exc: OSError) -> ConfigError:
+    """The error for a lock call the file system refuses (ENOLCK: an NFS mount without its lock
+    service): one sync at a time cannot be kept there."""
+    return ConfigError(f"cannot lock {path} ({exc.strerror or exc}): the data folder must be on a file system "
+                       "that supports file locks (for NFS, its lock service), so that one sync runs at a time")
+
+
 class SyncLock:
     def __init__(self, path: Path):
         self.path = Path(path)
@@ -91,7 +98,7 @@ class SyncLock:
         except OSError as exc:
             if not isinstance(exc, (BlockingIOError, PermissionError)):
                 fh.close()
-                raise
+                raise _unlockable(self.path, exc) from None
             # EAGAIN or EACCES: another process holds it
             fh.seek(0)
             holder = fh.read().strip() or "unknown"
@@ -129,7 +136,11 @@ def holder_pid(path: Path) -> int | None:
                           "is unknown: the lock file must be a file that the users running casefile can read "
                           "(a sync makes it again if it is removed while none runs)") from None
     with fh:
-        if not _held(fh):
+        try:
+            held = _held(fh)
+        except OSError as exc:
+            raise _unlockable(path, exc) from None
+        if not held:
             return None
         text = fh.read().decode("ascii", "replace").strip()
         return int(text) if text.isdigit() else -1

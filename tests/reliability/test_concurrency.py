@@ -334,3 +334,30 @@ def test_status_while_a_prune_renames_a_run_away_counts_it_gone(data_dir, monkey
     capsys.readouterr()
     assert main(["--data-dir", str(data_dir), "status", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["runs"]["total"] == 0
+
+
+@pytest.mark.parametrize("command", [["sync", "--offline"], ["status"], ["doctor", "--format", "json"]])
+def test_a_file_system_without_file_locks_is_a_configuration_error_not_a_traceback(
+        data_dir, capsys, monkeypatch, command):
+    # an NFS mount whose lock service does not run answers ENOLCK to every lock call
+    import errno
+    import fcntl
+
+    from pipeline.lock import SyncLock
+
+    with SyncLock(data_dir / "sync.lock"):
+        pass  # the lock file exists, as after any sync
+
+    def no_locks(*args, **kwargs):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "fcntl", no_locks)
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    assert main(["--data-dir", str(data_dir), *command]) == 78
+    out, err = capsys.readouterr()
+    message = f"cannot lock {data_dir / 'sync.lock'} (No locks available): the data folder must be on a file system"
+    if command[0] == "doctor":
+        assert [f["finding"] for f in json.loads(out) if f["level"] == "fail"][0].startswith(message)
+    else:
+        assert err.startswith(f"casefile: error: {message}") and "Traceback" not in err
+    assert run_dirs(data_dir) == []
