@@ -10,6 +10,7 @@ from .errors import NoWarehouse
 from .lock import holder_pid
 from .rawstore import RawStore, inode_usage
 from .reader import loaded_runs, open_reader, query
+from .resources import read_sql
 
 TABLES = ("sync_run", "raw_document", "card_set", "card", "printing", "ruling", "card_ruling",
           "ruling_sighting", "ruling_translation", "query_card", "query_wiki_page", "change_event", "retired_ruling", "cr_edition", "cr_rule",
@@ -42,7 +43,9 @@ def collect_status(settings: Settings, recent: int = 5) -> dict:
             info["warehouse"]["exists"] = False
     if con is not None:
         try:
-            info["warehouse"]["tables"] = {t: query(con, f"SELECT count(*) FROM {t}")[1][0][0] for t in TABLES}
+            # a table a writer of an older version did not make (the next sync adds it) is left out
+            info["warehouse"]["tables"] = {t: query(con, f"SELECT count(*) FROM {t}")[1][0][0] for t in TABLES
+                                           if query(con, read_sql("read/has_table.sql"), {"name": t})[1][0][0]}
             cols, rows = query(con, "SELECT run_id, mode, status, query FROM sync_run ORDER BY run_id DESC LIMIT 1")
             if rows:
                 info["warehouse"]["last_run"] = dict(zip(cols, rows[0]))
