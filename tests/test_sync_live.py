@@ -156,3 +156,36 @@ def test_plan_counts_the_page_requests_a_sync_then_makes(server, cli, data_dir):
     assert log[-1].t - log[0].t >= plan["pages"]["pacing_s"]
     assert f"then the pages (wiki, listeblanche): at most {len(log)} requests" in text.stdout
     assert f"at most {len(log) - 2} listeblanche.fr card pages" in text.stdout
+
+
+class _ResultsMoveAfterPageOne(FakeScryfall):
+    """Plays a search whose results change while they are paged: once page 1 has been served, the
+    second English printing of the sample moves to the end of the list (as a new or renamed card
+    moves Scryfall's name order), so page 2 starts one printing later. Constructed behaviour."""
+
+    move = False
+
+    def _search(self, query):
+        answer = super()._search(query)
+        if self.move and query.get("page", "1") == "1":
+            self.move = False
+            english = [c for c in self.cards if c.get("lang", "en") == "en"]
+            self.cards.remove(english[1])
+            self.cards.append(english[1])
+        return answer
+
+
+def test_results_that_change_while_paged_fail_the_run_instead_of_dropping_a_printing(cli, data_dir):
+    cards, rulings, sets = sample_api_data()
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    with _ResultsMoveAfterPageOne(cards, rulings, sets, page_size=PAGE_SIZE) as server:
+        assert cli("sync", "--api-url", server.url, "--sources", "api").returncode == 0
+        before = _warehouse_state(db)
+        server.move = True  # the printing that moves to page 1 would be read on no page
+        result = cli("sync", "--api-url", server.url, "--sources", "api")
+        assert result.returncode == 75, result.stdout + result.stderr
+        assert "changed while casefile paged" in result.stderr
+        assert _warehouse_state(db) == before
+        assert rows(db, "SELECT count(*) FROM printing") == [(ENGLISH_PRINTINGS,)]
+        assert cli("sync", "--api-url", server.url, "--sources", "api").returncode == 0  # the list holds still
+    assert rows(db, "SELECT count(*) FROM printing") == [(ENGLISH_PRINTINGS,)]

@@ -12,7 +12,8 @@ import logging
 from dataclasses import dataclass, field
 from urllib.parse import urlencode, urlsplit
 
-from ..errors import EXIT_DATAERR, EXIT_UNAVAILABLE, EXIT_USAGE, CasefileError, ScryfallError, SourceDataError
+from ..errors import (EXIT_DATAERR, EXIT_UNAVAILABLE, EXIT_USAGE, CasefileError, ScryfallError, SourceDataError,
+                      TryAgainLater)
 from ..config import redact_url
 from ..wire import JSON_ACCEPT, json_body_check
 from ..normalize.scryfall import rulings_count, search_page_links
@@ -65,6 +66,20 @@ def _refused_or(code: int, status: int) -> int:
     return EXIT_UNAVAILABLE if status in (401, 403) else code
 
 
+def _check_unchanged(result: ApiExtract, links, seen: set[str], doc: str) -> None:
+    """Stop when the search's results changed while they were paged: a printing on two pages, or
+    another total, means the pages no longer split one list, and a printing may have been missed
+    (it moved to a page already read), which would remove it from the warehouse."""
+    again = [p["id"] for p in links.printings if p["id"] in seen]
+    total = links.total_cards
+    if again or (total is not None and result.total_cards is not None and total != result.total_cards):
+        what = (f"printing {again[0]} came again on page {result.search_pages}" if again else
+                f"total_cards went from {result.total_cards} to {total} on page {result.search_pages}")
+        raise TryAgainLater(f"{doc}: Scryfall's results for the query changed while casefile paged through "
+                            f"them ({what}); nothing loaded, try again later")
+    seen.update(p["id"] for p in links.printings)
+
+
 class ScryfallExtractor:
     def __init__(self, transport, writer: RunWriter, settings, progress=None):
         self.transport = transport
@@ -104,6 +119,7 @@ class ScryfallExtractor:
     def run(self, query: str, include_multilingual: bool = False, first=None) -> ApiExtract:
         """Every search page, then rulings and sets. ``first``: the first page, already fetched."""
         result = ApiExtract()
+        seen: set[str] = set()  # the printings of the pages read so far
         url: str | None = search_url(self.settings.api_url, query, include_multilingual)
         while url:
             if first is not None and result.search_pages == 0:  # read already, to choose the plan
@@ -120,6 +136,7 @@ class ScryfallExtractor:
             links = search_page_links(response.body, entry.path)
             if result.total_cards is None:
                 result.total_cards = links.total_cards
+            _check_unchanged(result, links, seen, entry.path)
             result.printings.extend(links.printings)
             for printing in links.printings:
                 for oracle_id in printing["oracle_ids"]:
