@@ -189,3 +189,17 @@ def test_results_that_change_while_paged_fail_the_run_instead_of_dropping_a_prin
         assert rows(db, "SELECT count(*) FROM printing") == [(ENGLISH_PRINTINGS,)]
         assert cli("sync", "--api-url", server.url, "--sources", "api").returncode == 0  # the list holds still
     assert rows(db, "SELECT count(*) FROM printing") == [(ENGLISH_PRINTINGS,)]
+
+
+def test_a_robots_txt_starting_with_a_byte_order_mark_is_obeyed(server, cli, data_dir):
+    """A robots.txt saved by an editor that writes a UTF-8 byte order mark (constructed file)."""
+    with FakeScryfall([], {}, {}) as pages:
+        pages.add_page("/robots.txt", "\ufeffUser-agent: *\nDisallow: /carte/\n".encode("utf-8"),
+                       content_type="text/plain")
+        result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,listeblanche",
+                     CASEFILE_LISTEBLANCHE_URL=pages.url)
+        assert result.returncode == 0, result.stderr
+        log = pages.requests
+    assert [r.path for r in log] == ["/robots.txt"]
+    assert rows(data_dir / "warehouse" / "casefile.duckdb",
+                "SELECT origin, kind FROM raw_document WHERE origin <> 'scryfall-api'") == [("listeblanche", "robots")]

@@ -133,7 +133,8 @@ class Robots:
             parser = None
             if response.status == 200:
                 parser = RobotFileParser()
-                parser.parse(response.body.decode("utf-8", "replace").splitlines())
+                # utf-8-sig: a byte order mark left in the first line would hide its User-agent
+                parser.parse(response.body.decode("utf-8-sig", "replace").splitlines())
             elif response.status in (401, 403):
                 parser = RobotFileParser()
                 parser.disallow_all = True
