@@ -203,3 +203,20 @@ def test_a_robots_txt_starting_with_a_byte_order_mark_is_obeyed(server, cli, dat
     assert [r.path for r in log] == ["/robots.txt"]
     assert rows(data_dir / "warehouse" / "casefile.duckdb",
                 "SELECT origin, kind FROM raw_document WHERE origin <> 'scryfall-api'") == [("listeblanche", "robots")]
+
+
+def test_the_crawl_delay_of_robots_txt_paces_the_pages_of_its_host(server, cli, data_dir):
+    """A robots.txt asking for 2 s between requests (constructed file), over the 1 s floor."""
+    from conftest import FIXTURES
+
+    with FakeScryfall([], {}, {}) as pages:
+        pages.add_page("/robots.txt", b"User-agent: *\nCrawl-delay: 2\nDisallow: /private/\n", content_type="text/plain")
+        lb = "listeblanche_mkc_case-of-the-shifting-visage-mkc-19.html"
+        pages.add_page("/carte/mkc/case-of-the-shifting-visage-mkc-19", (FIXTURES / "pages" / lb).read_bytes())
+        result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,wiki,listeblanche",
+                     "--wiki-page", f"{pages.url}/page/Case", CASEFILE_LISTEBLANCHE_URL=pages.url)
+        assert result.returncode == 0, result.stderr
+        log = pages.requests
+    assert [r.path for r in log] == ["/robots.txt", "/page/Case", "/carte/mkc/case-of-the-shifting-visage-mkc-19"]
+    gaps = [b.t - a.t for a, b in zip(log, log[1:])]
+    assert min(gaps) >= 2.0, gaps

@@ -142,6 +142,14 @@ class Robots:
         parser = self._parsers[base]
         return parser is None or parser.can_fetch(self.user_agent, url)
 
+    def host_interval(self, url: str) -> float:
+        """The least time between two requests to ``url``'s host: the floor, or the Crawl-delay of
+        its robots.txt when that is longer (read by ``allowed`` first)."""
+        parts = urlsplit(url)
+        parser = self._parsers.get(f"{parts.scheme}://{parts.netloc}") if self.enabled else None
+        delay = parser.crawl_delay(self.user_agent) if parser is not None else None
+        return max(self.interval, float(delay or 0))
+
 
 class PageExtractor:
     def __init__(self, transport, writer: RunWriter, settings, robots: bool, progress=None):
@@ -155,7 +163,7 @@ class PageExtractor:
             return
         host = urlsplit(url).netloc
         response, _ = fetch_and_save(self.transport, self.writer, url, origin=origin, kind="page", key=key,
-                                     pacing=[(f"host:{host}", self.settings.page_interval_s)], accept=HTML_ACCEPT)
+                                     pacing=[(f"host:{host}", self.robots.host_interval(url))], accept=HTML_ACCEPT)
         result.fetched += 1
         if self.progress is not None:
             self.progress(origin)
