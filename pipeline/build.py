@@ -208,21 +208,22 @@ def _page_sightings(origin: str, body: bytes, entry: DocEntry, name: str, got: "
     from .normalize.pages.scryfall_page import parse_scryfall_page
     from .normalize.pages.wiki import parse_wiki_page
 
+    content_type = entry.headers.get("content-type")  # its charset says how the page's bytes read
     try:
         if origin == "mtgwiki":
-            page = parse_wiki_page(body, entry.doc_id)
+            page = parse_wiki_page(body, entry.doc_id, content_type)
             numbers = [number for number, _ in page.rules_quoted if not number.startswith("glossary:")]
             got.wiki_quotes.append((page.title, numbers))
             return list(page.rulings)
         if origin == "listeblanche":
-            page = parse_listeblanche_page(body, entry.doc_id, entry.key)
+            page = parse_listeblanche_page(body, entry.doc_id, entry.key, content_type)
             english = [s for s in page.rulings if s.lang == "en"]
             if len(english) != page.expected_rulings:
                 raise ParseError(entry.doc_id, f"the page shows {page.expected_rulings} rulings but "
                                                f"{len(english)} could be read (layout changed?)")
             return list(page.rulings)
         if origin == "scryfall-page":
-            rulings = list(parse_scryfall_page(body, entry.doc_id, entry.key).rulings)
+            rulings = list(parse_scryfall_page(body, entry.doc_id, entry.key, content_type).rulings)
             if not rulings and entry.key:  # fetched because the API gives the card rulings (extract/pages.py)
                 raise ParseError(entry.doc_id, "the page of a card with rulings shows none (layout changed?)")
             return rulings

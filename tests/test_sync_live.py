@@ -220,3 +220,31 @@ def test_the_crawl_delay_of_robots_txt_paces_the_pages_of_its_host(server, cli, 
     assert [r.path for r in log] == ["/robots.txt", "/page/Case", "/carte/mkc/case-of-the-shifting-visage-mkc-19"]
     gaps = [b.t - a.t for a, b in zip(log, log[1:])]
     assert min(gaps) >= 2.0, gaps
+
+
+@pytest.mark.parametrize("content_type, meta", [
+    ("text/html; charset=windows-1252", ""),  # the header alone says how the bytes read
+    ("text/html", '<meta charset="iso-8859-1">\n'),  # browsers read this label as windows-1252
+])
+def test_a_page_in_windows_1252_is_read_as_its_header_or_meta_declares(server, cli, data_dir, content_type, meta):
+    """The scryfall.com fixture page re-encoded as windows-1252 (constructed): its rulings' em dashes
+    are the byte 0x97, which a guess or ISO-8859-1 reads as another character."""
+    from urllib.parse import urlsplit
+
+    from conftest import FIXTURES
+
+    page = (FIXTURES / "pages" / "scryfall_case-of-the-burning-masks.html").read_text(encoding="utf-8")
+    body = page.replace('<meta charset="utf-8">\n', meta).encode("windows-1252")
+    cards, _, _ = sample_api_data()
+    with FakeScryfall([], {}, {}) as pages:
+        for card in cards:
+            if card["name"] == "Case of the Burning Masks" and card.get("scryfall_uri"):
+                pages.add_page(urlsplit(card["scryfall_uri"]).path, body, content_type=content_type)
+        result = cli("sync", "--api-url", server.url, "--query", 'name:"Case of the Burning Masks"',
+                     "--sources", "api,scryfall-page", CASEFILE_SCRYFALL_WEB_URL=pages.url)
+        assert result.returncode == 0, result.stderr
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    copies = rows(db, "SELECT text_as_seen FROM ruling_sighting WHERE origin = 'scryfall-page' ORDER BY position")
+    assert copies and any("Solved —" in text for text, in copies)
+    assert rows(db, """SELECT count(*) FROM ruling_sighting WHERE origin = 'scryfall-page'
+                       AND ruling_id NOT IN (SELECT ruling_id FROM ruling_sighting WHERE origin = 'scryfall-api')""") == [(0,)]

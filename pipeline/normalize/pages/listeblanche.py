@@ -69,10 +69,11 @@ class _Block:
     french: str | None
 
 
-def parse_listeblanche_page(html: bytes | str, doc_id: str, oracle_id: str | None) -> ListeBlanchePage:
+def parse_listeblanche_page(html: bytes | str, doc_id: str, oracle_id: str | None,
+                            content_type: str | None = None) -> ListeBlanchePage:
     """Read one listeblanche.fr card page."""
     with parse_guard(doc_id):
-        soup = load_html(html, doc_id)
+        soup = load_html(html, doc_id, content_type)
         title, name_en, name_fr = _names(soup)
         date_lines = _date_lines(soup)
         announced = _announced_count(soup)

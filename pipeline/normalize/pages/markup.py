@@ -14,6 +14,7 @@ from contextlib import contextmanager
 
 import bs4
 from bs4 import BeautifulSoup, Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
+from bs4.dammit import EncodingDetector
 from bs4.element import Script, Stylesheet, TemplateString
 
 from pipeline.errors import ParseError
@@ -55,16 +56,42 @@ def parse_guard(document: str) -> Iterator[None]:
         raise ParseError(document, f"unreadable HTML ({type(exc).__name__}: {exc})") from exc
 
 
-def load_html(html: bytes | str, document: str) -> BeautifulSoup:
-    """The parsed page (lxml parser); bytes are decoded by the page's own charset declaration."""
+def load_html(html: bytes | str, document: str, content_type: str | None = None) -> BeautifulSoup:
+    """The parsed page (lxml parser). Bytes are decoded as a browser does: by their byte order
+    mark, else the charset of the Content-Type header the page came with, else the page's own
+    declaration, else a guess; a page labelled ISO-8859-1 or ASCII is read as windows-1252."""
     if not isinstance(html, (bytes, str)):
         raise ParseError(document, f"expected HTML as bytes or str, got {type(html).__name__}")
     if not html.strip():
         raise ParseError(document, "empty document")
+    encoding = _encoding(html, content_type) if isinstance(html, bytes) else None
     with warnings.catch_warnings():
         for category in _SWALLOWED_BS4_WARNINGS:
             warnings.simplefilter("ignore", category)
-        return BeautifulSoup(html, "lxml")
+        return BeautifulSoup(html, "lxml", from_encoding=encoding)
+
+
+# The labels the WHATWG Encoding Standard decodes as windows-1252 (browsers do): such a page's
+# curly quotes and dashes (bytes 0x80-0x9F) are characters, not control codes.
+_WINDOWS_1252_LABELS = frozenset({
+    "ansi_x3.4-1968", "ascii", "cp1252", "cp819", "csisolatin1", "ibm819", "iso-8859-1", "iso-ir-100",
+    "iso8859-1", "iso88591", "iso_8859-1", "iso_8859-1:1987", "l1", "latin1", "us-ascii", "windows-1252",
+    "x-cp1252",
+})
+_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+_CHARSET_PARAM = re.compile(r";\s*charset\s*=\s*[\"']?([^\s;\"']+)", re.IGNORECASE)
+
+
+def _encoding(html: bytes, content_type: str | None) -> str | None:
+    """The encoding to read ``html`` with, or None to leave it to the byte order mark or a guess."""
+    if html.startswith(_BOMS):
+        return None
+    header = _CHARSET_PARAM.search(content_type or "")
+    label = header.group(1) if header else EncodingDetector.find_declared_encoding(html, is_html=True)
+    if not label:
+        return None
+    label = label.strip().lower()
+    return "windows-1252" if label in _WINDOWS_1252_LABELS else label
 
 
 def symbol_from_alt(alt: str) -> str:

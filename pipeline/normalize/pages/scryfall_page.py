@@ -41,10 +41,11 @@ class ScryfallPage:
     rulings: tuple[RulingSighting, ...]
 
 
-def parse_scryfall_page(html: bytes | str, doc_id: str, oracle_id: str | None) -> ScryfallPage:
+def parse_scryfall_page(html: bytes | str, doc_id: str, oracle_id: str | None,
+                        content_type: str | None = None) -> ScryfallPage:
     """Read one scryfall.com card page (any language; the rulings are English)."""
     with parse_guard(doc_id):
-        soup = load_html(html, doc_id)
+        soup = load_html(html, doc_id, content_type)
         headings = find_headings(soup, _RULINGS_HEADING)
         if not headings:
             return ScryfallPage(card_name=_name_from_title(soup, doc_id), rulings=())

@@ -53,10 +53,10 @@ class WikiPage:
     rulings: tuple[RulingSighting, ...]
 
 
-def parse_wiki_page(html: bytes | str, doc_id: str) -> WikiPage:
+def parse_wiki_page(html: bytes | str, doc_id: str, content_type: str | None = None) -> WikiPage:
     """Read one rendered MTG wiki type page."""
     with parse_guard(doc_id):
-        soup = load_html(html, doc_id)
+        soup = load_html(html, doc_id, content_type)
         _drop_citation_marks(soup)
         return WikiPage(
             title=_title(soup, doc_id),
