@@ -128,6 +128,17 @@ class _Plan:
     bulk: str
 
 
+def _remember_429(settings: Settings, url: str, wait: float) -> None:
+    """Remember Scryfall's cool-down (its API, its files) for the next runs; a rulings site's 429
+    only concerns that site, and is no reason for the next runs to leave Scryfall alone."""
+    from urllib.parse import urlsplit
+
+    page_hosts = {urlsplit(u).netloc for u in (settings.wiki_url, settings.wiki_page, settings.listeblanche_url,
+                                               settings.scryfall_web_url) if u}
+    if urlsplit(url).netloc not in page_hosts - {urlsplit(settings.api_url).netloc}:
+        cooldown.remember(settings.cooldown_path, url, wait)
+
+
 def _plan(settings: Settings, query, offline, sources, include_multilingual, bulk) -> _Plan:
     """What this sync will ask, and through which transport (live HTTP, or a recorded run)."""
     from .extract.replay import ReplayTransport
@@ -148,8 +159,7 @@ def _plan(settings: Settings, query, offline, sources, include_multilingual, bul
         from .extract.http import HttpClient
 
         cooldown.check(settings.cooldown_path)
-        client = HttpClient(settings, on_rate_limited=lambda url, wait: cooldown.remember(
-            settings.cooldown_path, url, wait))
+        client = HttpClient(settings, on_rate_limited=lambda url, wait: _remember_429(settings, url, wait))
         plan = _Plan(settings=settings, transport=client, mode="live", query=query or DEFAULT_QUERY,
                      include_multilingual=bool(include_multilingual),
                      sources=sources or list(LIVE_DEFAULT_SOURCES), replay_of=None, bulk=bulk)

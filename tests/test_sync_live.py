@@ -248,3 +248,17 @@ def test_a_page_in_windows_1252_is_read_as_its_header_or_meta_declares(server, c
     assert copies and any("Solved —" in text for text, in copies)
     assert rows(db, """SELECT count(*) FROM ruling_sighting WHERE origin = 'scryfall-page'
                        AND ruling_id NOT IN (SELECT ruling_id FROM ruling_sighting WHERE origin = 'scryfall-api')""") == [(0,)]
+
+
+def test_a_page_hosts_429_does_not_stop_the_next_syncs_from_asking_scryfall(server, cli, data_dir):
+    """A rulings site that rate-limits casefile for an hour (a constructed answer): the run stops
+    (75) naming that site, and the cool-down it asks is no reason to leave Scryfall's API alone."""
+    with FakeScryfall([], {}, {}) as pages:
+        pages.add_fault("/carte/", "429", times=None, retry_after=3600)
+        result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,listeblanche",
+                     CASEFILE_LISTEBLANCHE_URL=pages.url)
+        assert result.returncode == 75, result.stderr
+        assert "/carte/" in result.stderr and "Scryfall" not in result.stderr
+    result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api")
+    assert result.returncode == 0, result.stderr
+    assert not (data_dir / "cooldown.json").exists()

@@ -316,8 +316,8 @@ class HttpClient:
         if self._on_rate_limited is not None:
             self._on_rate_limited(url, wait)
         if wait > s.retry_after_max_s:
-            raise RateLimited(f"{url}: Scryfall answered 429 and asks for {wait:.0f} s, more than the "
-                              f"{s.retry_after_max_s:.0f} s casefile waits; try again later")
+            raise RateLimited(f"{url}: {urlsplit(url).hostname} answered 429 and asks for {wait:.0f} s, more "
+                              f"than the {s.retry_after_max_s:.0f} s casefile waits; try again later")
         self._sleep_for("429 Retry-After", wait)
 
     def _backoff(self, attempt: int) -> float:
