@@ -262,3 +262,19 @@ def test_a_page_hosts_429_does_not_stop_the_next_syncs_from_asking_scryfall(serv
     result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api")
     assert result.returncode == 0, result.stderr
     assert not (data_dir / "cooldown.json").exists()
+
+
+def test_robots_txt_rules_are_matched_longest_path_first(server, cli, data_dir):
+    """A robots.txt that allows the site, then disallows the card pages (a constructed file in a
+    common shape): the longer Disallow decides for /carte/ pages (RFC 9309), whatever the order."""
+    from conftest import FIXTURES
+
+    with FakeScryfall([], {}, {}) as pages:
+        pages.add_page("/robots.txt", b"User-agent: *\nAllow: /\nDisallow: /carte/\n", content_type="text/plain")
+        lb = "listeblanche_mkc_case-of-the-shifting-visage-mkc-19.html"
+        pages.add_page("/carte/mkc/case-of-the-shifting-visage-mkc-19", (FIXTURES / "pages" / lb).read_bytes())
+        result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,wiki,listeblanche",
+                     "--wiki-page", f"{pages.url}/page/Case", CASEFILE_LISTEBLANCHE_URL=pages.url)
+        assert result.returncode == 0, result.stderr
+        log = pages.requests
+    assert [r.path for r in log] == ["/robots.txt", "/page/Case"]  # allowed by "Allow: /", the only rule that matches

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from ..wire import HTML_ACCEPT
 from ..rawstore import RunWriter
@@ -140,7 +140,7 @@ class Robots:
                 parser.disallow_all = True
             self._parsers[base] = parser
         parser = self._parsers[base]
-        return parser is None or parser.can_fetch(self.user_agent, url)
+        return parser is None or _can_fetch(parser, self.user_agent, url)
 
     def host_interval(self, url: str) -> float:
         """The least time between two requests to ``url``'s host: the floor, or the Crawl-delay of
@@ -149,6 +149,27 @@ class Robots:
         parser = self._parsers.get(f"{parts.scheme}://{parts.netloc}") if self.enabled else None
         delay = parser.crawl_delay(self.user_agent) if parser is not None else None
         return max(self.interval, float(delay or 0))
+
+
+def _can_fetch(parser: RobotFileParser, user_agent: str, url: str) -> bool:
+    """Whether robots.txt lets ``user_agent`` fetch ``url``, by RFC 9309's rule: in the group that
+    applies, the longest matching path decides, Allow on a tie. (The standard library lets the
+    first matching line decide, so "Allow: /" before "Disallow: /carte/" allowed every page.)"""
+    if parser.disallow_all:
+        return False
+    if parser.allow_all:
+        return True
+    parts = urlsplit(unquote(url))
+    path = quote(urlunsplit(("", "", parts.path, parts.query, ""))) or "/"
+    entry = next((e for e in parser.entries if e.applies_to(user_agent)), parser.default_entry)
+    if entry is None:
+        return True
+    best = None
+    for line in entry.rulelines:
+        if line.applies_to(path) and (best is None or len(line.path) > len(best.path)
+                                      or (len(line.path) == len(best.path) and line.allowance)):
+            best = line
+    return best is None or best.allowance
 
 
 class PageExtractor:
