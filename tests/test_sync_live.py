@@ -278,3 +278,26 @@ def test_robots_txt_rules_are_matched_longest_path_first(server, cli, data_dir):
         assert result.returncode == 0, result.stderr
         log = pages.requests
     assert [r.path for r in log] == ["/robots.txt", "/page/Case"]  # allowed by "Allow: /", the only rule that matches
+
+
+class _WarnsOnSearch(FakeScryfall):
+    """Answers a search as Scryfall answers one with a term it ignored: 200, the cards of the other
+    terms, and a warning (constructed; the fake server refuses such a query with 400 instead)."""
+
+    def _search(self, query):
+        import json
+
+        answer = super()._search(query)
+        if answer.status == 200:
+            body = json.loads(answer.body)
+            body["warnings"] = ["Invalid expression “frm:modern” was ignored. Unknown keyword “frm”."]
+            answer.body = json.dumps(body).encode()
+        return answer
+
+
+def test_scryfall_s_warnings_on_a_search_it_answered_reach_the_user(cli, data_dir):
+    cards, rulings, sets = sample_api_data()
+    with _WarnsOnSearch(cards, rulings, sets, page_size=PAGE_SIZE) as server:
+        result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("Invalid expression “frm:modern” was ignored. Unknown keyword “frm”.") == 1

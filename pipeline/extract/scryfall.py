@@ -136,6 +136,8 @@ class ScryfallExtractor:
             links = search_page_links(response.body, entry.path)
             if result.total_cards is None:
                 result.total_cards = links.total_cards
+                for warning in links.warnings:  # terms Scryfall ignored: the cards are not the ones asked for
+                    log.warning("Scryfall searched %r with a warning: %s", query, warning)
             _check_unchanged(result, links, seen, entry.path)
             result.printings.extend(links.printings)
             for printing in links.printings:

@@ -76,6 +76,7 @@ class SearchLinks:
     has_more: bool
     next_page: str | None
     printings: list[dict]  # {"id", "oracle_ids", "set", "lang", "name", "collector_number", "scryfall_uri"}
+    warnings: tuple[str, ...] = ()  # Scryfall's word on a query it did not read whole (terms ignored)
 
 
 def search_page_links(body: bytes, doc: str) -> SearchLinks:
@@ -94,10 +95,12 @@ def search_page_links(body: bytes, doc: str) -> SearchLinks:
                           "collector_number": _text(item.get("collector_number")),
                           "scryfall_uri": _text(item.get("scryfall_uri"))})
     total = obj.get("total_cards")
+    warnings = obj.get("warnings") if isinstance(obj.get("warnings"), list) else []
     return SearchLinks(total_cards=total if isinstance(total, int) else None,
                        has_more=obj.get("has_more") is True,
                        next_page=obj.get("next_page") if isinstance(obj.get("next_page"), str) else None,
-                       printings=printings)
+                       printings=printings,
+                       warnings=tuple(w.encode("utf-8", "replace").decode() for w in warnings if isinstance(w, str)))
 
 
 def _faces(item: dict) -> list[dict]:
