@@ -301,3 +301,12 @@ def test_scryfall_s_warnings_on_a_search_it_answered_reach_the_user(cli, data_di
         result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api")
     assert result.returncode == 0, result.stderr
     assert result.stderr.count("Invalid expression “frm:modern” was ignored. Unknown keyword “frm”.") == 1
+
+
+def test_the_plan_of_a_search_scryfall_warns_about_says_so(cli, data_dir):
+    cards, rulings, sets = sample_api_data()
+    with _WarnsOnSearch(cards, rulings, sets, page_size=PAGE_SIZE) as server:
+        result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api", "--plan")
+    assert result.returncode == 0, result.stderr
+    assert "  note: Scryfall warns: Invalid expression “frm:modern” was ignored. Unknown keyword “frm”.\n" \
+        in result.stdout

@@ -14,7 +14,7 @@ from ..config import DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
 from ..errors import EXIT_UNAVAILABLE, EXIT_USAGE, UsageError
 from .http import JSON_ACCEPT, HttpClient, json_body_check
 from ..normalize import query as query_filter
-from ..normalize.scryfall import search_page
+from ..normalize.scryfall import search_page, search_warnings
 from . import bulk as bulk_plans
 from .pages import page_plan
 from .scryfall import scryfall_error, search_url
@@ -46,6 +46,7 @@ def plan(settings: Settings, *, query: str | None = None, include_multilingual: 
     cooldown.check(settings.cooldown_path, reanchor=False)  # 75 inside Scryfall's cool-down; no lock held
     client = HttpClient(settings, on_rate_limited=lambda url, wait: _remember(settings, url, wait))
     fetched: list[str] = []
+    warnings: tuple[str, ...] = ()
     by_api = by_bulk = None
     try:
         local = True
@@ -63,7 +64,9 @@ def plan(settings: Settings, *, query: str | None = None, include_multilingual: 
             fetched.append(url)
             if response.status != 200:
                 raise scryfall_error(url, response.status, response.body, EXIT_USAGE)
-            by_api = bulk_plans.api_plan(settings, search_page(response.body, url))
+            first_page = search_page(response.body, url)
+            warnings = search_warnings(first_page)  # terms Scryfall ignored: the plan is for the rest
+            by_api = bulk_plans.api_plan(settings, first_page)
         if local and (bulk == "always" or (bulk == "auto" and by_api.requests >= bulk_plans.AUTO_API_BELOW)):
             url = f"{settings.api_url}/bulk-data"
             response = client.get(url, pacing=[("api", settings.api_interval_s)], accept=JSON_ACCEPT,
@@ -78,7 +81,7 @@ def plan(settings: Settings, *, query: str | None = None, include_multilingual: 
         bulk_plans.choose(by_api, by_bulk)
     pages = page_plan(settings, sources, query, chosen.oracle_cards) if chosen.name == "api" else None
     page_sources = [s for s in sources if s != "api"]
-    notes = []
+    notes = [f"Scryfall warns: {w}" for w in warnings]
     if page_sources and chosen.name == "bulk":
         notes.append(f"the bulk plan reads Scryfall's files only: the page sources ({', '.join(page_sources)}) "
                      "are skipped")

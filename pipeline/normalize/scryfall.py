@@ -95,12 +95,16 @@ def search_page_links(body: bytes, doc: str) -> SearchLinks:
                           "collector_number": _text(item.get("collector_number")),
                           "scryfall_uri": _text(item.get("scryfall_uri"))})
     total = obj.get("total_cards")
-    warnings = obj.get("warnings") if isinstance(obj.get("warnings"), list) else []
     return SearchLinks(total_cards=total if isinstance(total, int) else None,
                        has_more=obj.get("has_more") is True,
                        next_page=obj.get("next_page") if isinstance(obj.get("next_page"), str) else None,
-                       printings=printings,
-                       warnings=tuple(w.encode("utf-8", "replace").decode() for w in warnings if isinstance(w, str)))
+                       printings=printings, warnings=search_warnings(obj))
+
+
+def search_warnings(page: dict) -> tuple[str, ...]:
+    """The ``warnings`` of a search page's list object: the terms Scryfall ignored, searching with the rest."""
+    warnings = page.get("warnings") if isinstance(page.get("warnings"), list) else []
+    return tuple(w.encode("utf-8", "replace").decode() for w in warnings if isinstance(w, str))
 
 
 def _faces(item: dict) -> list[dict]:
