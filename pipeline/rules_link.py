@@ -72,10 +72,12 @@ KEYWORD_PATTERNS: list[tuple[str, str, str]] = [
 ]
 _KEYWORDS = [(re.compile(pattern), number, reason) for pattern, number, reason in KEYWORD_PATTERNS]
 
-# "See rule 702.169", "rule 719", "rules 205.1a", "section 7", and a bare "702.169a".
+# "See rule 702.169", "rule 719", "rules 205.1a", "section 7", and a bare "702.169a"; a lettered
+# rule may end a range of its sub-rules: "rules 702.103e–g" (the rules' own way of citing a run).
+_RANGE_END = r"(?:(?<=[a-z])[-\u2010\u2011\u2013]([a-z])(?!\w|\.\d))?"
 _CITED = re.compile(
-    r"(?:\b[Ss]ee (?:also )?)?\b(?:[Rr]ules?|[Ss]ection) (\d{3}(?:\.\d+[a-z]?)?|\d)(?![\w]|\.\d)"
-    r"|(?<![\w.])(\d{3}\.\d+[a-z]?)(?!\w|\.\d)"
+    r"(?:\b[Ss]ee (?:also )?)?\b(?:[Rr]ules?|[Ss]ection) (\d{3}(?:\.\d+[a-z]?)?|\d)(?![\w]|\.\d)" + _RANGE_END
+    + r"|(?<![\w.])(\d{3}\.\d+[a-z]?)(?!\w|\.\d)" + _RANGE_END
 )
 
 # On a card: the lines of the Case keyword abilities, and how to tell the kind of a solved ability.
@@ -177,8 +179,16 @@ _RULE_NUMBER = re.compile(r"\d\.\d")
 def _citations(text: str) -> list[RuleLink]:
     if "ule" not in text and "ection" not in text and not _RULE_NUMBER.search(text):
         return []
-    return [RuleLink(match.group(1) or match.group(2), "citation", match.group(0))
-            for match in _CITED.finditer(text)]
+    return [RuleLink(number, "citation", match.group(0)) for match in _CITED.finditer(text)
+            for number in _cited_numbers(match.group(1) or match.group(3), match.group(2) or match.group(4))]
+
+
+def _cited_numbers(number: str, last_letter: str | None) -> list[str]:
+    """The rules a citation names: ``number``, and with a range's last letter ("702.169b–d") every
+    sub-rule from ``number``'s letter to it (letters the rules skip, l and o, are no rule of theirs)."""
+    if last_letter is None or last_letter <= number[-1]:
+        return [number]
+    return [number[:-1] + chr(code) for code in range(ord(number[-1]), ord(last_letter) + 1)]
 
 
 def _keywords(key: str) -> list[RuleLink]:

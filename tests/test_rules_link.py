@@ -159,6 +159,21 @@ def test_citations(rules):
     ]
 
 
+def test_a_range_of_lettered_rules_cites_each_rule_of_it(rules):
+    """The rules write a run of sub-rules as a range ("see rules 702.103e–g", "See rules
+    205.1a–b"); a text citing 702.169b–d cites 702.169b, c and d. The texts below are test-only
+    inputs in that style, linked against the rules of the excerpt."""
+    def cited(text):
+        return [(link.rule_number, link.evidence) for link in link_text(text, rules) if link.method == "citation"]
+
+    assert cited("See rules 702.169b–d.") == [("702.169b", "See rules 702.169b–d"), ("702.169c", "See rules 702.169b–d"),
+                                              ("702.169d", "See rules 702.169b–d")]
+    assert cited("(see 719.3a-c)") == [("719.3a", "719.3a-c"), ("719.3b", "719.3a-c"), ("719.3c", "719.3a-c")]
+    # a letter after a dash that is no range end, and a range the wrong way round, cite the first rule only
+    assert cited("rule 719.3a-based effects") == [("719.3a", "rule 719.3a")]
+    assert cited("rules 719.3c–a") == [("719.3c", "rules 719.3c–a")]
+
+
 def test_glossary_terms(rules):
     def glossary(text, **kwargs):
         return [(link.rule_number, link.evidence) for link in link_text(text, rules, **kwargs)
@@ -260,7 +275,7 @@ def test_the_glossary_terms_are_keyed_once_per_term_list_not_once_per_ruling(rul
     assert len(calls) <= len(texts) + 2 * len(rules.glossary) + len(terms)
 
 
-WORDS = ["See", "see also", "rule", "Rules", "section", "Section", "702.169a", "719.3", "7", "205.1a", "1.5",
+WORDS = ["See", "see also", "rule", "Rules", "section", "Section", "702.169a", "719.3", "7", "205.1a", "1.5", "–d",
          "solved", "Solved", "to solve", "keyword", "keyword abilities", "stays", "designation", "copiable values",
          "don't lose", "abilities", "becomes", "twice", "check", "—", "-", ".", ",", '"', "[condition]", "Case",
          "\u00bd", "\uff53olve", "ＲＵＬＥ", "case", "the", "a", "x"]
@@ -276,7 +291,8 @@ def test_the_quick_tests_skip_only_texts_the_patterns_do_not_match(rules, words,
 
     text = sep.join(words)
     key = match_key(text)
-    cited = [(m.group(1) or m.group(2), m.group(0)) for m in rules_link._CITED.finditer(text)]
+    cited = [(number, m.group(0)) for m in rules_link._CITED.finditer(text)
+             for number in rules_link._cited_numbers(m.group(1) or m.group(3), m.group(2) or m.group(4))]
     assert [(link.rule_number, link.evidence) for link in rules_link._citations(text)] == cited
     keyed = [number for pattern, number, _ in rules_link._KEYWORDS if pattern.search(key)]
     assert [link.rule_number for link in rules_link._keywords(key)] == keyed
