@@ -79,6 +79,11 @@ _CITED = re.compile(
     r"(?:\b[Ss]ee (?:also )?)?\b(?:[Rr]ules?|[Ss]ection) (\d{3}(?:\.\d+[a-z]?)?|\d)(?![\w]|\.\d)" + _RANGE_END
     + r"|(?<![\w.])(\d{3}\.\d+[a-z]?)(?!\w|\.\d)" + _RANGE_END
 )
+# The next rule of a list after "rules" ("See rules 614 and 615", "rules 601.2b, 601.2f, and 903",
+# a title in quotes after a number: "702, “Keyword Abilities,” and 719"). A number with a full stop
+# is found by _CITED on its own; a whole rule's ("615") only as an item of such a list.
+_LISTED = re.compile(r"(?:,? [\"\u201c][^\"\u201c\u201d]{1,80}[\"\u201d])?(?:,? (?:and|or) |, )"
+                     r"(\d{3}(?:\.\d+[a-z]?)?)(?!\w|\.\d)" + _RANGE_END)
 
 # On a card: the lines of the Case keyword abilities, and how to tell the kind of a solved ability.
 _TO_SOLVE_LINE = re.compile(r"to solve - ")
@@ -179,8 +184,20 @@ _RULE_NUMBER = re.compile(r"\d\.\d")
 def _citations(text: str) -> list[RuleLink]:
     if "ule" not in text and "ection" not in text and not _RULE_NUMBER.search(text):
         return []
-    return [RuleLink(number, "citation", match.group(0)) for match in _CITED.finditer(text)
-            for number in _cited_numbers(match.group(1) or match.group(3), match.group(2) or match.group(4))]
+    return [link for match in _CITED.finditer(text) for link in _cited(text, match)]
+
+
+def _cited(text: str, match: re.Match) -> Iterator[RuleLink]:
+    """The links of one match of _CITED, and after "rules", of the whole rules listed after it."""
+    for number in _cited_numbers(match.group(1) or match.group(3), match.group(2) or match.group(4)):
+        yield RuleLink(number, "citation", match.group(0))
+    if match.group(1) is None or not text.endswith(("rules ", "Rules "), 0, match.start(1)):
+        return
+    end = match.end()
+    while item := _LISTED.match(text, end):
+        end = item.end()
+        if "." not in item.group(1):  # a number with a full stop is a match of _CITED of its own
+            yield RuleLink(item.group(1), "citation", text[match.start():end])
 
 
 def _cited_numbers(number: str, last_letter: str | None) -> list[str]:

@@ -174,6 +174,22 @@ def test_a_range_of_lettered_rules_cites_each_rule_of_it(rules):
     assert cited("rules 719.3c–a") == [("719.3c", "rules 719.3c–a")]
 
 
+def test_every_rule_of_a_list_after_rules_is_cited(rules):
+    """The rules list whole rules after one "rules" ("See rules 614 and 615.", rule 609.6); a
+    whole rule has no full stop in its number, so only the word "rules" says it is one. The texts
+    below are test-only inputs in that style, linked against the rules of the excerpt."""
+    def cited(text):
+        return [(link.rule_number, link.evidence) for link in link_text(text, rules) if link.method == "citation"]
+
+    assert cited("See rules 702 and 719.") == [("702", "See rules 702"), ("719", "See rules 702 and 719")]
+    assert cited("rules 702.169b, 702.169c, and 719") == [
+        ("702.169b", "rules 702.169b"), ("702.169c", "702.169c"), ("719", "rules 702.169b, 702.169c, and 719")]
+    assert cited("See rules 702, “Keyword Abilities,” and 719, “Case Cards.”") == [
+        ("702", "See rules 702"), ("719", "See rules 702, “Keyword Abilities,” and 719")]
+    # a number after a citation that is not in a list of rules is no citation
+    assert cited("See rule 702. 719 cards") == [("702", "See rule 702")]
+
+
 def test_glossary_terms(rules):
     def glossary(text, **kwargs):
         return [(link.rule_number, link.evidence) for link in link_text(text, rules, **kwargs)
@@ -275,7 +291,7 @@ def test_the_glossary_terms_are_keyed_once_per_term_list_not_once_per_ruling(rul
     assert len(calls) <= len(texts) + 2 * len(rules.glossary) + len(terms)
 
 
-WORDS = ["See", "see also", "rule", "Rules", "section", "Section", "702.169a", "719.3", "7", "205.1a", "1.5", "–d",
+WORDS = ["See", "see also", "rule", "Rules", "section", "Section", "702.169a", "719.3", "7", "205.1a", "1.5", "–d", "702", "and",
          "solved", "Solved", "to solve", "keyword", "keyword abilities", "stays", "designation", "copiable values",
          "don't lose", "abilities", "becomes", "twice", "check", "—", "-", ".", ",", '"', "[condition]", "Case",
          "\u00bd", "\uff53olve", "ＲＵＬＥ", "case", "the", "a", "x"]
@@ -291,9 +307,8 @@ def test_the_quick_tests_skip_only_texts_the_patterns_do_not_match(rules, words,
 
     text = sep.join(words)
     key = match_key(text)
-    cited = [(number, m.group(0)) for m in rules_link._CITED.finditer(text)
-             for number in rules_link._cited_numbers(m.group(1) or m.group(3), m.group(2) or m.group(4))]
-    assert [(link.rule_number, link.evidence) for link in rules_link._citations(text)] == cited
+    cited = [link for m in rules_link._CITED.finditer(text) for link in rules_link._cited(text, m)]
+    assert rules_link._citations(text) == cited
     keyed = [number for pattern, number, _ in rules_link._KEYWORDS if pattern.search(key)]
     assert [link.rule_number for link in rules_link._keywords(key)] == keyed
     glossary = rules_link._wanted_glossary(rules, None)
