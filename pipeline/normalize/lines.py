@@ -118,19 +118,27 @@ def cached(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
     try:
         con.execute("SELECT count(*) FROM read_parquet($file)", {"file": str(path)}).fetchone()
     except (duckdb.InvalidInputException, duckdb.IOException) as exc:
-        log.warning("the cache file %s cannot be read (%s): deleted, to be made again", path,
-                    str(exc).splitlines()[0])
-        path.unlink(missing_ok=True)
+        _unreadable(path, exc)
         return False
     return True
 
 
+def _unreadable(path: Path, exc: duckdb.Error) -> None:
+    log.warning("the cache file %s cannot be read (%s): deleted, to be made again", path, str(exc).splitlines()[0])
+    path.unlink(missing_ok=True)
+
+
 def load_table(con: duckdb.DuckDBPyConnection, table: str, source: Path) -> bool:
-    """TEMP TABLE ``table`` from a parquet file of the cache; False if there is none."""
-    if not cached(con, source):
+    """TEMP TABLE ``table`` from a parquet file of the cache; False if there is none, or if DuckDB
+    cannot read it (as ``cached``, which is not asked first: reading the file tells, for nothing)."""
+    if not source.is_file():
         return False
     _clear(con, table)
-    con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM read_parquet($file)", {"file": str(source)})
+    try:
+        con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM read_parquet($file)", {"file": str(source)})
+    except (duckdb.InvalidInputException, duckdb.IOException) as exc:
+        _unreadable(source, exc)
+        return False
     return True
 
 
