@@ -205,18 +205,25 @@ def test_a_robots_txt_starting_with_a_byte_order_mark_is_obeyed(server, cli, dat
                 "SELECT origin, kind FROM raw_document WHERE origin <> 'scryfall-api'") == [("listeblanche", "robots")]
 
 
-def test_the_crawl_delay_of_robots_txt_paces_the_pages_of_its_host(server, cli, data_dir):
-    """A robots.txt asking for 2 s between requests (constructed file), over the 1 s floor."""
+def _sync_mkc_pages(server, cli, robots: bytes) -> list:
+    """A sync of set:mkc with the wiki and listeblanche.fr served by one loopback host whose
+    robots.txt is ``robots`` and whose one card page is the Shifting Visage fixture; the
+    requests that host saw."""
     from conftest import FIXTURES
 
     with FakeScryfall([], {}, {}) as pages:
-        pages.add_page("/robots.txt", b"User-agent: *\nCrawl-delay: 2\nDisallow: /private/\n", content_type="text/plain")
+        pages.add_page("/robots.txt", robots, content_type="text/plain")
         lb = "listeblanche_mkc_case-of-the-shifting-visage-mkc-19.html"
         pages.add_page("/carte/mkc/case-of-the-shifting-visage-mkc-19", (FIXTURES / "pages" / lb).read_bytes())
         result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,wiki,listeblanche",
                      "--wiki-page", f"{pages.url}/page/Case", CASEFILE_LISTEBLANCHE_URL=pages.url)
         assert result.returncode == 0, result.stderr
-        log = pages.requests
+        return pages.requests
+
+
+def test_the_crawl_delay_of_robots_txt_paces_the_pages_of_its_host(server, cli, data_dir):
+    """A robots.txt asking for 2 s between requests (constructed file), over the 1 s floor."""
+    log = _sync_mkc_pages(server, cli, b"User-agent: *\nCrawl-delay: 2\nDisallow: /private/\n")
     assert [r.path for r in log] == ["/robots.txt", "/page/Case", "/carte/mkc/case-of-the-shifting-visage-mkc-19"]
     gaps = [b.t - a.t for a, b in zip(log, log[1:])]
     assert min(gaps) >= 2.0, gaps
@@ -267,16 +274,7 @@ def test_a_page_hosts_429_does_not_stop_the_next_syncs_from_asking_scryfall(serv
 def test_robots_txt_rules_are_matched_longest_path_first(server, cli, data_dir):
     """A robots.txt that allows the site, then disallows the card pages (a constructed file in a
     common shape): the longer Disallow decides for /carte/ pages (RFC 9309), whatever the order."""
-    from conftest import FIXTURES
-
-    with FakeScryfall([], {}, {}) as pages:
-        pages.add_page("/robots.txt", b"User-agent: *\nAllow: /\nDisallow: /carte/\n", content_type="text/plain")
-        lb = "listeblanche_mkc_case-of-the-shifting-visage-mkc-19.html"
-        pages.add_page("/carte/mkc/case-of-the-shifting-visage-mkc-19", (FIXTURES / "pages" / lb).read_bytes())
-        result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,wiki,listeblanche",
-                     "--wiki-page", f"{pages.url}/page/Case", CASEFILE_LISTEBLANCHE_URL=pages.url)
-        assert result.returncode == 0, result.stderr
-        log = pages.requests
+    log = _sync_mkc_pages(server, cli, b"User-agent: *\nAllow: /\nDisallow: /carte/\n")
     assert [r.path for r in log] == ["/robots.txt", "/page/Case"]  # allowed by "Allow: /", the only rule that matches
 
 
