@@ -1,7 +1,9 @@
 """Python API for notebooks: the warehouse's rulings and cards as pandas DataFrames.
 
-Reads through ``reader.open_reader`` (read-only, no external access) and closes the connection
-before returning; never syncs, never writes, never opens the network.
+Reads through ``reader.connect_read_only`` and closes the connection before returning; never
+syncs, never writes, never opens the network. It runs casefile's own queries only, so it changes
+no setting of DuckDB's: a notebook's own connection to the warehouse shares its database with the
+API's (DuckDB opens a file once per process), and must keep its settings.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from .config import Settings, from_env
-from .reader import open_reader
+from .reader import connect_read_only
 from .resources import read_sql
 
 __all__ = ["cards", "rulings"]
@@ -32,7 +34,7 @@ def rulings(data_dir: str | Path | None = None) -> pd.DataFrame:
     ``data/`` of the checkout (``config.from_env()``). Raises ``ConfigError`` if no warehouse exists.
     """
     settings = _settings(data_dir)
-    con = open_reader(settings.warehouse_path, settings.reader_wait_s)
+    con = connect_read_only(settings.warehouse_path, settings.reader_wait_s)
     try:
         con.execute(read_sql("export/rulings.sql"))
         return con.execute("SELECT * FROM export_rulings ORDER BY ruling_id").fetchdf()
@@ -49,7 +51,7 @@ def cards(data_dir: str | Path | None = None) -> pd.DataFrame:
     ``data_dir`` as for ``rulings()``.
     """
     settings = _settings(data_dir)
-    con = open_reader(settings.warehouse_path, settings.reader_wait_s)
+    con = connect_read_only(settings.warehouse_path, settings.reader_wait_s)
     try:
         return con.execute(read_sql("api/cards.sql")).fetchdf()
     finally:

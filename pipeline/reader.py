@@ -29,7 +29,8 @@ def connect_read_only(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnect
     """A plain read-only connection, waiting up to ``wait_s`` for a sync to release the file.
 
     Use ``open_reader``; only ``export.py`` takes this one, because DuckDB's ``COPY ... TO`` needs
-    external access to write the dataset files.
+    external access to write the dataset files, and ``api.py``, which runs no SQL but casefile's
+    and must not change the settings of a database a notebook's own connection shares.
     """
     path = Path(path)
     if not path.exists():

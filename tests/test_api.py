@@ -61,3 +61,20 @@ def test_the_connection_is_closed_before_returning(warehouse_copy):
     # at once only if no connection of the API is left open
     con = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"))
     con.close()
+
+
+def test_a_connection_of_your_own_to_the_warehouse_keeps_its_settings_and_the_api_keeps_working(sample_data_dir):
+    """A notebook that holds its own read-only connection to the warehouse: DuckDB gives the API the
+    same database, whose settings are the notebook's as much as the API's. Before, the first call
+    switched external access off and locked the configuration under the notebook's connection (it
+    could no longer read a file), and the second call failed on DuckDB's locked configuration."""
+    mine = duckdb.connect(str(sample_data_dir / "warehouse" / "casefile.duckdb"), read_only=True)
+    try:
+        assert len(api.rulings(sample_data_dir)) == 40
+        assert len(api.cards(sample_data_dir)) == 15 and len(api.rulings(sample_data_dir)) == 40
+        settings = "SELECT current_setting('enable_external_access'), current_setting('lock_configuration')"
+        assert mine.execute(settings).fetchone() == (True, False)
+        reference = FIXTURES / "reference" / "case_cards.json"
+        assert mine.execute("SELECT count(*) FROM read_json_auto($path)", {"path": str(reference)}).fetchone() == (15,)
+    finally:
+        mine.close()
