@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 
 from .config import Settings, from_env
+from .errors import damaged_warehouse
 from .reader import connect_read_only
 from .resources import read_sql
 
@@ -24,6 +26,23 @@ def _settings(data_dir: str | Path | None) -> Settings:
     return settings if data_dir is None else settings.with_overrides(data_dir=Path(data_dir))
 
 
+def _frame(settings: Settings, *statements: str) -> pd.DataFrame:
+    """The rows of the last statement, after the others, on a connection closed before returning;
+    a damaged warehouse file (met by a query, not by the opening) is a ``ConfigError``."""
+    con = connect_read_only(settings.warehouse_path, settings.reader_wait_s)
+    try:
+        for statement in statements[:-1]:
+            con.execute(statement)
+        return con.execute(statements[-1]).fetchdf()
+    except duckdb.Error as exc:
+        damaged = damaged_warehouse(exc)
+        if damaged is None:
+            raise
+        raise damaged from None
+    finally:
+        con.close()
+
+
 def rulings(data_dir: str | Path | None = None) -> pd.DataFrame:
     """One row per distinct ruling, ordered by ``ruling_id``: the rows of ``casefile export rulings``.
 
@@ -31,15 +50,11 @@ def rulings(data_dir: str | Path | None = None) -> pd.DataFrame:
     and ``card_names`` (the cards it applies to, by name), ``translations`` (dicts with ``lang``,
     ``origin``, ``text``, ``machine_translated``), ``origins`` (where it was seen) and
     ``sightings``. ``data_dir`` is the casefile data folder; by default ``CASEFILE_DATA_DIR`` or
-    ``data/`` of the checkout (``config.from_env()``). Raises ``ConfigError`` if no warehouse exists.
+    ``data/`` of the checkout (``config.from_env()``). Raises ``ConfigError`` if no warehouse exists
+    or its file is damaged.
     """
-    settings = _settings(data_dir)
-    con = connect_read_only(settings.warehouse_path, settings.reader_wait_s)
-    try:
-        con.execute(read_sql("export/rulings.sql"))
-        return con.execute("SELECT * FROM export_rulings ORDER BY ruling_id").fetchdf()
-    finally:
-        con.close()
+    return _frame(_settings(data_dir), read_sql("export/rulings.sql"),
+                  "SELECT * FROM export_rulings ORDER BY ruling_id")
 
 
 def cards(data_dir: str | Path | None = None) -> pd.DataFrame:
@@ -50,9 +65,4 @@ def cards(data_dir: str | Path | None = None) -> pd.DataFrame:
     language), ``languages`` and ``sets`` (sorted lists) and ``rulings`` (how many apply to it).
     ``data_dir`` as for ``rulings()``.
     """
-    settings = _settings(data_dir)
-    con = connect_read_only(settings.warehouse_path, settings.reader_wait_s)
-    try:
-        return con.execute(read_sql("api/cards.sql")).fetchdf()
-    finally:
-        con.close()
+    return _frame(_settings(data_dir), read_sql("api/cards.sql"))

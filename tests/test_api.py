@@ -78,3 +78,15 @@ def test_a_connection_of_your_own_to_the_warehouse_keeps_its_settings_and_the_ap
         assert mine.execute("SELECT count(*) FROM read_json_auto($path)", {"path": str(reference)}).fetchone() == (15,)
     finally:
         mine.close()
+
+
+def test_a_damaged_warehouse_raises_a_config_error_that_says_rebuild(warehouse_copy):
+    """The warehouse cut to half its size (made here, as a copy or a disk that lost its end leaves
+    it): DuckDB opens it and fails when a query reaches the lost part. The API says what every
+    command says, as a ConfigError; before, DuckDB's IOException came out of the API's query."""
+    data = warehouse_copy()
+    db = data / "warehouse" / "casefile.duckdb"
+    with open(db, "r+b") as fh:
+        fh.truncate(db.stat().st_size // 2)
+    with pytest.raises(ConfigError, match="the warehouse file is damaged: `casefile rebuild`"):
+        api.rulings(data)
