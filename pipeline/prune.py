@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from . import stop
-from .build import RULES_ORIGIN, current_runs, run_origins
+from .build import RULES_ORIGIN, bulk_rulings_place, current_runs, run_origins
 from .config import Settings
 from .errors import NoWarehouse
 from .load.warehouse import open_writer, repoint_documents
@@ -60,7 +60,8 @@ class Plan:
     decisions: list[Decision]
     # documents to point at a kept copy if their raw_document row names a deleted run: {"doc_id", "path"}
     moves: list[dict]
-    # sightings of a bulk view that name a deleted rulings file, to the kept one: {"doc_id", "to_doc_id"}
+    # sightings of a bulk view (its place) that name a deleted rulings file, to the kept one:
+    # {"doc_id", "to_doc_id", "place"}
     sighting_moves: list[dict] = field(default_factory=list)
 
     @property
@@ -123,7 +124,7 @@ def plan(runs: list[RunInfo], now: datetime, keep_days: int, loaded: set[str] | 
             decisions.append(Decision(run, False, "superseded" if run.complete else run.status))
     manifests = {d.run.run_id: read_manifest(d.run, include_quarantined=True) for d in decisions if d.run.complete}
     moves = _moves(decisions, manifests)
-    return Plan(decisions, moves, _sighting_moves(decisions, manifests, {m["doc_id"] for m in moves}))
+    return Plan(decisions, moves, _sighting_moves(decisions, manifests))
 
 
 def _moves(decisions: list[Decision], manifests: dict[str, list[DocEntry]]) -> list[dict]:
@@ -143,28 +144,30 @@ def _moves(decisions: list[Decision], manifests: dict[str, list[DocEntry]]) -> l
     return list(moves.values())
 
 
-def _sighting_moves(decisions: list[Decision], manifests: dict[str, list[DocEntry]], kept_copies: set[str]
-                    ) -> list[dict]:
-    """Each bulk rulings file of a deleted run that no kept run holds, to the rulings file of the
-    oldest kept run of the same query after it. A bulk view's sighting names the file it was first
-    read from as it is now ("How it works"), which may be a deleted run's; a rebuild from the kept
-    runs reads it first from that kept run's file. A file that runs of two queries share, with two
-    different kept files after them, is left as it is."""
+def _sighting_moves(decisions: list[Decision], manifests: dict[str, list[DocEntry]]) -> list[dict]:
+    """Each bulk rulings file of a deleted run that no kept run of its query holds, to the rulings
+    file of the oldest kept run of the same query after it, for the sightings of that query's view
+    (``place``: build.bulk_rulings_place). A bulk view's sighting names the file it was first read
+    from as it is now ("How it works"), which may be a deleted run's; a rebuild from the kept runs
+    reads it first from that kept run's file. The same file kept by a run of another query (two
+    bulk queries synced the same day read one file) stays named by that query's sightings."""
     def rulings_files(run: RunInfo) -> list[str]:
         return [e.doc_id for e in manifests[run.run_id] if e.kind == "bulk-rulings" and not e.quarantined]
 
     kept = [(d.run, rulings_files(d.run)) for d in decisions if d.keep and d.run.complete]
-    targets: dict[str, set[str]] = {}
+    moves: dict[tuple[str, str], dict] = {}
     for d in decisions:  # oldest first, as ``kept`` is
         if d.keep or not d.run.complete:
             continue
         query = d.run.meta.get("query") or ""
-        after = next((files[0] for run, files in kept if files and run.run_id > d.run.run_id
-                      and (run.meta.get("query") or "") == query), None)
+        same_query = [(run, files) for run, files in kept if (run.meta.get("query") or "") == query]
+        held = {doc_id for _, files in same_query for doc_id in files}
+        after = next((files[0] for run, files in same_query if files and run.run_id > d.run.run_id), None)
         for doc_id in rulings_files(d.run):
-            if after is not None and doc_id not in kept_copies:
-                targets.setdefault(doc_id, set()).add(after)
-    return [{"doc_id": doc_id, "to_doc_id": next(iter(to))} for doc_id, to in targets.items() if len(to) == 1]
+            if after is not None and doc_id not in held:
+                moves.setdefault((doc_id, query), {"doc_id": doc_id, "to_doc_id": after,
+                                                   "place": bulk_rulings_place(d.run)})
+    return list(moves.values())
 
 
 def bytes_freed(doomed: list[Path]) -> int:

@@ -330,6 +330,32 @@ def test_a_prune_points_the_sightings_of_a_deleted_rulings_file_at_the_kept_one_
     assert rows(db, sightings) == pruned
 
 
+def test_a_prune_points_the_sightings_of_a_query_at_its_own_kept_file_when_another_query_keeps_the_deleted_one(
+        bulk_server, cli, data_dir):
+    """Two bulk queries synced the same day read the same rulings file (one document). The next
+    day `*` alone is synced with a re-worded ruling; a prune deletes the first `*` run, whose file
+    the kept `set:mkc` run still holds. The sightings of `*` that named it are pointed at the file
+    of the kept `*` run (the one a rebuild reads them from first), those of `set:mkc` stay: the
+    rebuild gives the warehouse's sightings, document ids included."""
+    for query in ("*", "set:mkc"):
+        assert cli("sync", "--api-url", bulk_server.url, "--query", query, "--bulk", "always").returncode == 0
+    items = json.loads(bulk_server.files["rulings"])
+    items[0]["comment"] = items[0]["comment"].rstrip(".") + ", as the rules say."
+    bulk_server.add_file("/files/rulings.json", _array(items), etag='"v2"', last_modified=LAST_MODIFIED)
+    assert cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always").returncode == 0
+    first, other, newest = RawStore(data_dir / "raw").complete_runs()
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    sightings = "SELECT * FROM ruling_sighting ORDER BY sighting_id"
+
+    result = cli("--log-format", "json", "prune", "--keep-days", "0")
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["deleted"] == [first.run_id]
+    pruned = rows(db, sightings)
+    assert cli("rebuild").returncode == 0
+    assert rows(db, sightings) == pruned
+
+
 @pytest.mark.parametrize("bulk", ["auto", "never"])
 def test_a_first_search_page_that_is_not_an_object_is_refused_and_kept(bulk_server, cli, data_dir, bulk):
     """Valid JSON that is not a list object (``[]``): the same clean 65 whichever --bulk, the page kept."""

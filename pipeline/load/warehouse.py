@@ -332,13 +332,14 @@ def repoint_documents(con: duckdb.DuckDBPyConnection, moves: list[dict], deleted
                       sighting_moves: list[dict] = ()) -> tuple[int, int]:
     """Point the raw_document rows that name a file of ``deleted_runs`` at the copy ``moves``
     gives ({doc_id, path}), and the sightings that name a deleted bulk rulings file at the kept
-    one ``sighting_moves`` gives ({doc_id, to_doc_id}) (``prune``), in one transaction; returns
+    one ``sighting_moves`` gives ({doc_id, to_doc_id, place}: the sightings of the view of that
+    place) (``prune``), in one transaction; returns
     how many document rows and sighting rows changed."""
     con.execute("DROP TABLE IF EXISTS temp.main.stage_moves")
     con.execute("CREATE TEMP TABLE stage_moves (doc_id VARCHAR, path VARCHAR)")
     insert_rows(con, "stage_moves", moves)
     con.execute("DROP TABLE IF EXISTS temp.main.stage_sighting_moves")
-    con.execute("CREATE TEMP TABLE stage_sighting_moves (doc_id VARCHAR, to_doc_id VARCHAR)")
+    con.execute("CREATE TEMP TABLE stage_sighting_moves (doc_id VARCHAR, to_doc_id VARCHAR, place VARCHAR)")
     insert_rows(con, "stage_sighting_moves", list(sighting_moves))
     con.execute("BEGIN TRANSACTION")
     try:
