@@ -1,8 +1,10 @@
 """``casefile doctor``: is this installation healthy? Config, lock, raw store, warehouse, sources.
 
 Reads only (the raw store's files, a read-only warehouse connection); ``--online`` asks each
-source one small question through extract/probe.py. Each finding is ok, warn or fail; the exit
-code is that of the worst failure (78 config, 65 data, 69 unreachable, 75 the warehouse busy).
+source one small question through extract/probe.py (the API nothing inside a 429 cool-down, and
+a 429 it answers is remembered, as a sync does). Each finding is ok, warn or fail; the exit code
+is that of the worst failure (78 config, 65 data, 69 unreachable, 75 the warehouse busy or
+Scryfall's cool-down).
 """
 
 from __future__ import annotations
@@ -182,9 +184,8 @@ def diagnose(settings: Settings, online: bool = False) -> list[Finding]:
     if online:
         from .extract.probe import probe
 
-        for what, ok, detail in probe(settings):
-            findings.append(Finding("ok" if ok else "fail", "online", f"{what}: {detail}",
-                                    EXIT_OK if ok else EXIT_UNAVAILABLE))
+        for what, code, detail in probe(settings):
+            findings.append(Finding("ok" if code == EXIT_OK else "fail", "online", f"{what}: {detail}", code))
     return findings
 
 

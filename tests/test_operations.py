@@ -302,6 +302,39 @@ def test_plan_answers_a_429_with_75_where_the_data_folder_cannot_be_written(tmp_
     assert "could not be kept" in result.stderr and "Traceback" not in result.stderr
 
 
+def _sites_on(server) -> dict:
+    """Every source of `doctor --online` on the loopback server (its robots.txt answers 404)."""
+    return {"CASEFILE_API_URL": server.url, "CASEFILE_WIKI_URL": server.url, "CASEFILE_LISTEBLANCHE_URL": server.url}
+
+
+def test_doctor_online_asks_the_api_nothing_inside_a_remembered_429_cool_down(cli, data_dir):
+    from pipeline import cooldown
+
+    cooldown.remember(data_dir / "cooldown.json", "https://api.scryfall.com/cards/search", 600)
+    until = cooldown.read(data_dir / "cooldown.json")["until"]
+    cards, rulings, sets = sample_api_data()
+    with FakeScryfall(cards, rulings, sets) as server:
+        result = cli("doctor", "--online", **_sites_on(server))
+        assert server.requests_to("/bulk-data") == []
+        assert [r.path for r in server.requests] == ["/robots.txt", "/robots.txt"]  # the two sites still
+    assert result.returncode == 75, result.stdout + result.stderr  # try later, not 69 (refused for good)
+    assert "not asked" in result.stdout and until in result.stdout
+
+
+def test_doctor_online_remembers_a_429_of_the_api_at_once_and_exits_75(cli, data_dir):
+    cards, rulings, sets = sample_api_data()
+    with FakeScryfall(cards, rulings, sets) as server:
+        server.add_fault("/bulk-data", "429", retry_after=60)
+        started = time.monotonic()
+        result = cli("doctor", "--online", **_sites_on(server))
+        took = time.monotonic() - started
+        assert len(server.requests_to("/bulk-data")) == 1
+    assert result.returncode == 75, result.stdout + result.stderr
+    assert took < 30  # the probe does not sit out the Retry-After it was given
+    saved = json.loads((data_dir / "cooldown.json").read_text())
+    assert saved["wait_s"] == 60  # the next sync asks nothing before it ends
+
+
 def test_a_huge_retry_after_is_remembered_as_a_cool_down_of_at_most_a_day(cli, data_dir):
     """``Retry-After: 1000000000000`` (valid delta-seconds) stops the run with 75 and a cool-down
     that ends within a day, instead of a date out of range (exit 1, nothing remembered)."""

@@ -1,32 +1,62 @@
-"""Reachability of the sources, for ``casefile doctor --online``: one small request to each."""
+"""Reachability of the sources, for ``casefile doctor --online``: one small request to each.
+
+Like a sync, it asks Scryfall's API nothing inside a remembered 429 cool-down, and remembers a
+429 it gets (``data/cooldown.json``) instead of waiting it out.
+"""
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import urlsplit
 
+from .. import cooldown
 from ..config import Settings
-from ..errors import CasefileError
+from ..errors import EXIT_OK, EXIT_UNAVAILABLE, CasefileError, RateLimited
 from .http import HTML_ACCEPT, JSON_ACCEPT, HttpClient
 
+log = logging.getLogger(__name__)
 
-def probe(settings: Settings) -> list[tuple[str, bool, str]]:
-    """(what, ok, detail) for the API and each rulings site; never raises for a failed source."""
+
+def _remember(settings: Settings, url: str, wait_s: float) -> None:
+    """A 429 of the API: kept for the next sync (where the folder can be written), and the probe
+    stops there rather than sleeping the Retry-After for one question."""
+    try:
+        cooldown.remember(settings.cooldown_path, url, wait_s)
+    except OSError as exc:
+        log.warning("the cool-down of a 429 could not be kept in %s: %s", settings.cooldown_path, exc)
+    raise RateLimited(f"answered 429 and asks for a pause of {wait_s:.0f} s; try again later")
+
+
+def probe(settings: Settings) -> list[tuple[str, int, str]]:
+    """(what, exit code: 0 when the source answers, 75 when Scryfall asked for a pause, else 69,
+    detail) for the API and each rulings site; never raises for a failed source."""
     quick = settings.with_overrides(max_attempts=1, read_timeout_s=min(settings.read_timeout_s, 15.0))
+    api_client = HttpClient(quick, on_rate_limited=lambda url, wait: _remember(settings, url, wait))
     client = HttpClient(quick)
-    checks = [("Scryfall API", f"{settings.api_url}/bulk-data", JSON_ACCEPT),
-              ("MTG wiki", f"{settings.wiki_url}/robots.txt", HTML_ACCEPT),
-              ("listeblanche.fr", f"{settings.listeblanche_url}/robots.txt", HTML_ACCEPT)]
+    checks = [("Scryfall API", f"{settings.api_url}/bulk-data", JSON_ACCEPT, api_client),
+              ("MTG wiki", f"{settings.wiki_url}/robots.txt", HTML_ACCEPT, client),
+              ("listeblanche.fr", f"{settings.listeblanche_url}/robots.txt", HTML_ACCEPT, client)]
     results = []
     try:
-        for what, url, accept in checks:
+        for what, url, accept, asker in checks:
             host = urlsplit(url).netloc
+            if asker is api_client:
+                try:
+                    cooldown.check(settings.cooldown_path, reanchor=False)
+                except RateLimited as exc:
+                    results.append((what, exc.exit_code, f"not asked: {exc}"))
+                    continue
             try:
-                response = client.get(url, pacing=[(f"host:{host}", settings.page_interval_s)], accept=accept)
+                response = asker.get(url, pacing=[(f"host:{host}", settings.page_interval_s)], accept=accept)
+            except RateLimited as exc:
+                results.append((what, exc.exit_code, f"{url}: {exc}"))
+                continue
             except CasefileError as exc:
-                results.append((what, False, f"{url}: {exc}"))
+                results.append((what, EXIT_UNAVAILABLE, f"{url}: {exc}"))
                 continue
             ok = response.status < 500 and response.status != 429
-            results.append((what, ok, f"{url}: HTTP {response.status}"))
+            results.append((what, EXIT_OK if ok else EXIT_UNAVAILABLE, f"{url}: HTTP {response.status}"))
     finally:
+        api_client.close()
         client.close()
     return results
