@@ -77,3 +77,13 @@ def test_every_column_of_the_schema_is_named_in_its_tables_row(tmp_path):
         assert row, table
         missing = [name for name in names if f"`{name}`" not in row.group(0)]
         assert not missing, (table, missing)
+
+
+def test_the_workflow_saves_the_raw_store_of_every_attempt_under_its_own_key():
+    """A cache key is written once: a re-run of a night's workflow (same run_id) whose key did not
+    name the attempt could not save its raw store, and the next night would restore the one before."""
+    workflow = re.search(r"^```yaml\n(.*?)^```", README, re.M | re.S).group(1)
+    keys = re.findall(r"^\s+key: (.+)$", workflow, re.M)
+    assert len(keys) == 2 and len(set(keys)) == 1, keys
+    assert "${{ github.run_id }}" in keys[0] and "${{ github.run_attempt }}" in keys[0]
+    assert re.search(r"^\s+restore-keys: casefile-raw-$", workflow, re.M)
