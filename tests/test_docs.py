@@ -87,3 +87,11 @@ def test_the_workflow_saves_the_raw_store_of_every_attempt_under_its_own_key():
     assert len(keys) == 2 and len(set(keys)) == 1, keys
     assert "${{ github.run_id }}" in keys[0] and "${{ github.run_attempt }}" in keys[0]
     assert re.search(r"^\s+restore-keys: casefile-raw-$", workflow, re.M)
+
+
+def test_every_environment_variable_the_code_reads_is_in_configuration():
+    """Someone writing a systemd unit or a cron line looks up the settings there."""
+    section = README.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+    code = "\n".join(p.read_text("utf-8") for p in (ROOT / "pipeline").rglob("*.py"))
+    read = set(re.findall(r"\b(CASEFILE_[A-Z][A-Z_]*[A-Z])\b", code)) - {"CASEFILE_FAILPOINT"}  # a test hook
+    assert read and not {name for name in read if f"`{name}`" not in section}
