@@ -1,6 +1,7 @@
 """Unattended operation: one sync at a time, change history, no-change runs, cool-down, doctor."""
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -333,6 +334,17 @@ def test_doctor_online_remembers_a_429_of_the_api_at_once_and_exits_75(cli, data
     assert took < 30  # the probe does not sit out the Retry-After it was given
     saved = json.loads((data_dir / "cooldown.json").read_text())
     assert saved["wait_s"] == 60  # the next sync asks nothing before it ends
+
+
+@pytest.mark.parametrize("status", [401, 403, 404])
+def test_doctor_online_fails_an_api_that_refuses_the_question(cli, data_dir, status):
+    # a 403 is what a sync meets as exit 69 (refused for good); the probe must not call it reachable
+    cards, rulings, sets = sample_api_data()
+    with FakeScryfall(cards, rulings, sets) as server:
+        server.add_fault("/bulk-data", "status", status=status, body=b"{}", content_type="application/json")
+        result = cli("doctor", "--online", **_sites_on(server))
+    assert result.returncode == 69, result.stdout + result.stderr
+    assert re.search(rf"^fail +online +Scryfall API: .*HTTP {status}", result.stdout, re.M), result.stdout
 
 
 def test_a_huge_retry_after_is_remembered_as_a_cool_down_of_at_most_a_day(cli, data_dir):

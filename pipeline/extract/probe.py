@@ -28,33 +28,37 @@ def _remember(settings: Settings, url: str, wait_s: float) -> None:
 
 
 def probe(settings: Settings) -> list[tuple[str, int, str]]:
-    """(what, exit code: 0 when the source answers, 75 when Scryfall asked for a pause, else 69,
-    detail) for the API and each rulings site; never raises for a failed source."""
+    """(what, exit code: 0 when the source answers (the API with a 2xx), 75 when Scryfall asked for
+    a pause, else 69, detail) for the API and each rulings site; never raises for a failed source."""
     quick = settings.with_overrides(max_attempts=1, read_timeout_s=min(settings.read_timeout_s, 15.0))
     api_client = HttpClient(quick, on_rate_limited=lambda url, wait: _remember(settings, url, wait))
     client = HttpClient(quick)
-    checks = [("Scryfall API", f"{settings.api_url}/bulk-data", JSON_ACCEPT, api_client),
-              ("MTG wiki", f"{settings.wiki_url}/robots.txt", HTML_ACCEPT, client),
-              ("listeblanche.fr", f"{settings.listeblanche_url}/robots.txt", HTML_ACCEPT, client)]
+    checks = [("Scryfall API", f"{settings.api_url}/bulk-data", JSON_ACCEPT, True),
+              ("MTG wiki", f"{settings.wiki_url}/robots.txt", HTML_ACCEPT, False),
+              ("listeblanche.fr", f"{settings.listeblanche_url}/robots.txt", HTML_ACCEPT, False)]
     results = []
     try:
-        for what, url, accept, asker in checks:
+        for what, url, accept, is_api in checks:
             host = urlsplit(url).netloc
-            if asker is api_client:
+            if is_api:
                 try:
                     cooldown.check(settings.cooldown_path, reanchor=False)
                 except RateLimited as exc:
                     results.append((what, exc.exit_code, f"not asked: {exc}"))
                     continue
             try:
-                response = asker.get(url, pacing=[(f"host:{host}", settings.page_interval_s)], accept=accept)
+                response = (api_client if is_api else client).get(
+                    url, pacing=[(f"host:{host}", settings.page_interval_s)], accept=accept)
             except RateLimited as exc:
                 results.append((what, exc.exit_code, f"{url}: {exc}"))
                 continue
             except CasefileError as exc:
                 results.append((what, EXIT_UNAVAILABLE, f"{url}: {exc}"))
                 continue
-            ok = response.status < 500 and response.status != 429
+            # the API must answer its question (a 401 or 403 there is a sync's 69); a site answers
+            # whatever robots.txt it has, or none (404)
+            ok = 200 <= response.status < 300 if is_api else \
+                response.status < 500 and response.status != 429
             results.append((what, EXIT_OK if ok else EXIT_UNAVAILABLE, f"{url}: HTTP {response.status}"))
     finally:
         api_client.close()
