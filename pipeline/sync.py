@@ -463,6 +463,9 @@ def _refuse_to_empty(settings: Settings, store: RawStore) -> None:
                           f"a mount); to start afresh, delete {settings.warehouse_path} first")
 
 
+REBUILD_STOPPED = "stopped by SIGTERM; the warehouse is unchanged and the rebuild's new file deleted"
+
+
 def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
     """The warehouse from the raw store alone: every complete run replayed in order, no network.
 
@@ -472,7 +475,7 @@ def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
     with the old warehouse in place.
     """
     store = RawStore(settings.raw_dir)
-    with stop.sigterm_raises(), SyncLock(settings.lock_path):
+    with stop.sigterm_raises(REBUILD_STOPPED), SyncLock(settings.lock_path):
         damaged = [run for run in store.runs() if run.damaged is not None]
         if damaged:  # what it held would silently go missing from the rebuilt warehouse
             raise SourceDataError(f"run {damaged[0].run_id}: {damaged[0].damaged}; a rebuild would leave it out: "
@@ -510,12 +513,14 @@ def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
             stop.check()  # a SIGTERM whose exception some code swallowed still keeps the old warehouse
             with timing.phase("replace"):
                 replace_file(built, target, wait_s=settings.reader_wait_s)
-        except BaseException:
+        except BaseException as exc:
             # a rebuild that stops (an error, a full disk, SIGTERM, readers holding the old file)
             # leaves the old warehouse and takes its new file with it: as large as the warehouse,
             # on the disk the next sync needs
             with contextlib.suppress(OSError):
                 remove_half_built()
+            if isinstance(exc, Aborted):  # said as a rebuild's (a load's stop speaks of a sync's run)
+                raise Aborted(REBUILD_STOPPED) from None
             raise
         return results
 

@@ -14,6 +14,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.config import Settings, validate
 from pipeline.status import collect_status
+from pipeline.sync import REBUILD_STOPPED
 
 from conftest import FIXTURES, subprocess_env
 from support.fake_scryfall import FakeScryfall
@@ -614,6 +615,8 @@ def test_sigterm_during_a_rebuild_keeps_the_old_warehouse_and_every_run(data_dir
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 75 and "SIGTERM" in err and "Traceback" not in err
+    # what a rebuild leaves, not a sync's "the run is recorded as aborted" (none is)
+    assert err.rstrip().splitlines()[-1] == f"casefile: error: {REBUILD_STOPPED}"
     assert state(data_dir) == before
     assert _statuses(data_dir) == runs  # no run is marked aborted by a stopped rebuild
     assert sorted(p.name for p in (data_dir / "warehouse").iterdir()) == ["casefile.duckdb"]  # nothing half built
@@ -734,7 +737,7 @@ def test_a_sigterm_whose_exception_is_swallowed_still_stops_a_rebuild(data_dir, 
     before, runs = state(data_dir), _statuses(data_dir)
     _build_that_swallows_a_sigterm(monkeypatch)
     assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 75
-    assert "SIGTERM" in capsys.readouterr().err
+    assert capsys.readouterr().err.rstrip().splitlines()[-1] == f"casefile: error: {REBUILD_STOPPED}"
     assert state(data_dir) == before and _statuses(data_dir) == runs
 
 
@@ -759,7 +762,7 @@ def test_a_sigterm_that_comes_out_of_a_parser_as_a_parse_error_rejects_no_run(da
 
     monkeypatch.setattr(pipeline.sync, "_build", build)
     assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 75
-    assert "SIGTERM" in capsys.readouterr().err
+    assert capsys.readouterr().err.rstrip().splitlines()[-1] == f"casefile: error: {REBUILD_STOPPED}"
     assert state(data_dir) == before and _statuses(data_dir) == runs
 
 
