@@ -165,8 +165,9 @@ class Group(click.Group):
 @click.option("--data-dir", type=OutPath(path_type=Path), envvar="CASEFILE_DATA_DIR",
               help="Folder holding raw/ and warehouse/ [env CASEFILE_DATA_DIR; default: data/ of a source "
                    "checkout, else $XDG_DATA_HOME/casefile].")
-@click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              envvar="CASEFILE_LOG_FORMAT", help="Logs and summary as text, or as one JSON object per line.")
+@click.option("--log-format", type=click.Choice(["text", "json"], case_sensitive=False), default="text",
+              show_default=True, envvar="CASEFILE_LOG_FORMAT",
+              help="Logs and summary as text, or as one JSON object per line [env CASEFILE_LOG_FORMAT].")
 @click.option("-v", "--verbose", count=True, help="More log output (-v progress of each step, -vv debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr; no progress bars.")
 @click.pass_context

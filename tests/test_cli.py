@@ -196,6 +196,13 @@ def test_json_log_format_prints_one_object_per_line(data_dir, cli):
     assert len(summary) == 1 and summary[0]["rows"]["card"] == 15 and summary[0]["outcome"] == "ok"
 
 
+def test_the_log_format_of_the_environment_is_read_in_any_case(data_dir, cli):
+    """CASEFILE_LOG_FORMAT=JSON, as a crontab may spell it, is json (it was exit 2)."""
+    result = cli("status", CASEFILE_LOG_FORMAT="JSON")
+    assert result.returncode == 0, result.stderr
+    assert "paths" in json.loads(result.stdout)
+
+
 def test_errors_in_json_mode_are_json(data_dir, cli):
     result = cli("--log-format", "json", "sql", "SELECT 1")
     assert result.returncode == 78
