@@ -7,6 +7,7 @@ The cool-down lives in ``data/cooldown.json`` (until when, and why). Written whe
 from __future__ import annotations
 
 import json
+import logging
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,6 +19,8 @@ from .rawstore import atomic_write
 # date at all) is taken as a day, so a bad header cannot stop every scheduled run for good.
 MAX_WAIT_S = 86_400.0
 
+log = logging.getLogger(__name__)
+
 
 def remember(path: Path, url: str, wait_s: float, now: float | None = None) -> None:
     now = time.time() if now is None else now
@@ -27,6 +30,16 @@ def remember(path: Path, url: str, wait_s: float, now: float | None = None) -> N
     if current and current["until_epoch"] >= until:
         return
     _write(path, url, wait_s, until)
+
+
+def remember_if_possible(path: Path, url: str, wait_s: float) -> None:
+    """``remember`` for a command that takes no lock and makes no folder (``sync --plan``,
+    ``doctor --online``): where the data folder cannot be written, the 429 is still answered with
+    75, only not remembered, and a warning says so."""
+    try:
+        remember(path, url, wait_s)
+    except OSError as exc:
+        log.warning("the cool-down of a 429 could not be kept in %s: %s", path, exc)
 
 
 def _write(path: Path, url: str, wait_s: float, until: float) -> None:

@@ -7,7 +7,6 @@ and remembers a 429 it gets (``data/cooldown.json``).
 
 from __future__ import annotations
 
-import logging
 
 from .. import cooldown
 from ..config import DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
@@ -19,17 +18,6 @@ from . import bulk as bulk_plans
 from .pages import page_plan
 from .scryfall import scryfall_error, search_url
 
-
-log = logging.getLogger(__name__)
-
-
-def _remember(settings: Settings, url: str, wait_s: float) -> None:
-    """Keep a 429's cool-down for the next sync. A plan takes no lock and makes no folder: where
-    the data folder cannot be written, the 429 is still answered with 75, only not remembered."""
-    try:
-        cooldown.remember(settings.cooldown_path, url, wait_s)
-    except OSError as exc:
-        log.warning("the cool-down of a 429 could not be kept in %s: %s", settings.cooldown_path, exc)
 
 
 def plan(settings: Settings, *, query: str | None = None, include_multilingual: bool = False,
@@ -44,7 +32,7 @@ def plan(settings: Settings, *, query: str | None = None, include_multilingual: 
     if "api" not in sources:
         raise UsageError("--sources must include api: the web pages are matched to the cards it brings")
     cooldown.check(settings.cooldown_path, reanchor=False)  # 75 inside Scryfall's cool-down; no lock held
-    client = HttpClient(settings, on_rate_limited=lambda url, wait: _remember(settings, url, wait))
+    client = HttpClient(settings, on_rate_limited=lambda url, wait: cooldown.remember_if_possible(settings.cooldown_path, url, wait))
     fetched: list[str] = []
     warnings: tuple[str, ...] = ()
     by_api = by_bulk = None

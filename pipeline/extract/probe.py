@@ -6,7 +6,6 @@ Like a sync, it asks Scryfall's API nothing inside a remembered 429 cool-down, a
 
 from __future__ import annotations
 
-import logging
 from urllib.parse import urlsplit
 
 from .. import cooldown
@@ -14,16 +13,11 @@ from ..config import Settings
 from ..errors import EXIT_OK, EXIT_UNAVAILABLE, CasefileError, RateLimited
 from .http import HTML_ACCEPT, JSON_ACCEPT, HttpClient
 
-log = logging.getLogger(__name__)
-
 
 def _remember(settings: Settings, url: str, wait_s: float) -> None:
     """A 429 of the API: kept for the next sync (where the folder can be written), and the probe
     stops there rather than sleeping the Retry-After for one question."""
-    try:
-        cooldown.remember(settings.cooldown_path, url, wait_s)
-    except OSError as exc:
-        log.warning("the cool-down of a 429 could not be kept in %s: %s", settings.cooldown_path, exc)
+    cooldown.remember_if_possible(settings.cooldown_path, url, wait_s)
     raise RateLimited(f"answered 429 and asks for a pause of {wait_s:.0f} s; try again later")
 
 
