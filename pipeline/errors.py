@@ -51,6 +51,13 @@ class ParseError(SourceDataError):
         super().__init__(f"cannot parse {document}: {reason}")
 
 
+class UnrecognizedPage(ParseError):
+    """A rulings page that is not the page asked for: it shows no rulings and lacks what that site's
+    page of the card (or type) has, such as the heading that names it. A maintenance, error or login
+    page served with 200 reads like this; it says nothing about the card's rulings. The page
+    extract (``extract/pages.py``) treats it as a failed answer: retried, then quarantined."""
+
+
 class SourceUnavailable(CasefileError):
     """A source could not be reached, or refused the request for good."""
 

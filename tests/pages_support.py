@@ -103,3 +103,10 @@ def mutated(draw, pages: list[str]) -> bytes:
 
 
 random_documents = st.one_of(st.binary(max_size=4096), st.text(max_size=2048))
+
+
+NOT_CARD_PAGES = FIXTURES / "not_card_pages"  # constructed: see its README
+
+
+def not_card_page(name: str) -> bytes:
+    return (NOT_CARD_PAGES / name).read_bytes()

@@ -8,7 +8,8 @@ import pytest
 from pages_support import (
     LISTEBLANCHE_SEED, LISTEBLANCHE_SEED_PAGE, index, page, pages_of, reference_card, seed_lines, soup_text,
 )
-from pipeline.errors import ParseError
+from pages_support import not_card_page
+from pipeline.errors import ParseError, UnrecognizedPage
 from pipeline.normalize.pages.listeblanche import parse_listeblanche_page
 from pipeline.normalize.text import canonical_text
 from pipeline.records import RulingSighting
@@ -302,5 +303,34 @@ def test_documents_that_are_not_a_page_are_refused(html):
         parse_listeblanche_page(html, "doc-x", None)
     assert caught.value.document == "doc-x"
 
+
+
+# --- a page that is no card page ---------------------------------------------------------------------
+
+VISAGE_NAMES = ["Case of the Shifting Visage"]
+
+
+def _seed_page_without_rulings() -> str:
+    """The seed page as it would be with no ruling: its names and note kept, its list of rulings gone."""
+    html = page(LISTEBLANCHE_SEED_PAGE).decode("utf-8")
+    return html[:html.index("<ol>")] + html[html.index("</ol>") + len("</ol>"):]
+
+
+def test_a_maintenance_page_is_no_card_page_not_a_card_without_rulings():
+    with pytest.raises(UnrecognizedPage) as caught:
+        parse_listeblanche_page(not_card_page("maintenance_fr.html"), "lb-maintenance", VISAGE_ORACLE_ID,
+                                card_names=VISAGE_NAMES)
+    assert caught.value.document == "lb-maintenance"
+    assert "Case of the Shifting Visage" in caught.value.reason and "Site en maintenance" in caught.value.reason
+
+
+def test_a_card_page_that_shows_no_ruling_still_reads_as_no_rulings():
+    parsed = parse_listeblanche_page(_seed_page_without_rulings(), "doc", VISAGE_ORACLE_ID, card_names=VISAGE_NAMES)
+    assert (parsed.rulings, parsed.expected_rulings, parsed.name_en) == ((), 0, "Case of the Shifting Visage")
+
+
+def test_a_page_with_rulings_needs_no_name_and_the_build_s_reading_is_unchanged():
+    assert len(parse_listeblanche_page(page(LISTEBLANCHE_SEED_PAGE), "doc", None, card_names=["Other"]).rulings) == 16
+    assert parse_listeblanche_page(not_card_page("maintenance_fr.html"), "doc", None).rulings == ()
 
 # Fuzzing (a result or ParseError, nothing else): tests/reliability/test_hostile_input.py

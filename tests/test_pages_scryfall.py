@@ -8,7 +8,8 @@ import pytest
 from pages_support import (
     SCRYFALL_SEED, SCRYFALL_SEED_PAGE, index, page, pages_of, reference_card, seed_lines, soup_text,
 )
-from pipeline.errors import ParseError
+from pages_support import not_card_page
+from pipeline.errors import ParseError, UnrecognizedPage
 from pipeline.normalize.pages.scryfall_page import parse_scryfall_page
 from pipeline.normalize.text import canonical_text, symbol_free_key
 from pipeline.records import RulingSighting
@@ -175,5 +176,29 @@ def test_documents_that_are_not_a_card_page_are_refused(html):
         parse_scryfall_page(html, "doc-x", None)
     assert caught.value.document == "doc-x"
 
+
+
+# --- a page that is no card page ---------------------------------------------------------------------
+
+def test_an_error_page_is_no_card_page_not_a_card_without_rulings():
+    with pytest.raises(UnrecognizedPage) as caught:
+        parse_scryfall_page(not_card_page("error_en.html"), "sf-error", VISAGE_ORACLE_ID,
+                            card_names=["Case of the Shifting Visage"])
+    assert caught.value.document == "sf-error"
+    assert "Something went wrong" in caught.value.reason
+    with pytest.raises(UnrecognizedPage):
+        parse_scryfall_page("<html><body><p>Please sign in.</p></body></html>", "sf-login", None, card_names=["X"])
+
+
+def test_a_card_page_without_the_rulings_section_still_names_its_card():
+    html = page(SCRYFALL_SEED_PAGE).decode("utf-8")
+    start = html.index('<div class="card-rulings">')
+    html = html[:start] + html[html.index("</div>", start) + len("</div>"):]
+    parsed = parse_scryfall_page(html, "doc", VISAGE_ORACLE_ID, card_names=["Case of the Shifting Visage"])
+    assert (parsed.card_name, parsed.rulings) == ("Case of the Shifting Visage", ())
+    # a face's name is enough for a card of two faces
+    parsed = parse_scryfall_page('<h1>Front Face <abbr>{1}</abbr></h1>', "doc", None,
+                                 card_names=["Front Face // Back Face", "Front Face", "Back Face"])
+    assert parsed.card_name == "Front Face"
 
 # Fuzzing (a result or ParseError, nothing else): tests/reliability/test_hostile_input.py

@@ -10,7 +10,8 @@ import pytest
 from pages_support import (
     WIKI_PAGE, WIKI_SEED, page, reference_cards, seed_lines, soup_text,
 )
-from pipeline.errors import ParseError
+from pages_support import not_card_page
+from pipeline.errors import ParseError, UnrecognizedPage
 from pipeline.normalize.pages.wiki import WikiStatistics, parse_wiki_page
 from pipeline.records import RulingSighting
 
@@ -283,5 +284,23 @@ def test_a_surprise_from_the_html_parser_becomes_a_parse_error():
     assert "UnicodeEncodeError" in caught.value.reason
     assert isinstance(caught.value.__cause__, UnicodeEncodeError)
 
+
+
+# --- a page that is not the wiki page asked for -------------------------------------------------------
+
+def test_an_error_page_is_not_the_type_page_without_rulings():
+    with pytest.raises(UnrecognizedPage) as caught:
+        parse_wiki_page(not_card_page("error_en.html"), "wiki-error", title="Case")
+    assert caught.value.document == "wiki-error"
+    assert "'Case'" in caught.value.reason and "Something went wrong" in caught.value.reason
+
+
+def test_the_type_page_without_its_rulings_section_still_reads_as_no_rulings():
+    html = page(WIKI_PAGE).decode("utf-8")
+    start = html.index('<div class="mw-heading mw-heading2"><h2 id="Rulings">')
+    html = html[:start] + html[html.index("</ul>\n</div></div>", start) + len("</ul>\n"):]
+    parsed = parse_wiki_page(html, "doc", title="Case")
+    assert (parsed.title, parsed.rulings) == ("Case", ())
+    assert parse_wiki_page(_page("<h2>History</h2><p>Text.</p>"), "doc", title="case").rulings == ()
 
 # Fuzzing (a result or ParseError, nothing else): tests/reliability/test_hostile_input.py

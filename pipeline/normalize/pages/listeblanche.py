@@ -9,17 +9,17 @@ ParseError naming the document, nothing else.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from itertools import takewhile
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-from pipeline.errors import ParseError
+from pipeline.errors import ParseError, UnrecognizedPage
 from pipeline.normalize.dates_fr import parse_french_date
 from pipeline.normalize.pages.markup import (
-    HEADING_TAGS, PAGE_ROOTS, is_block, is_visible_string, load_html, nearest_lang, parse_guard, visible_text,
-    visible_text_of,
+    HEADING_TAGS, PAGE_ROOTS, is_block, is_visible_string, load_html, names_any, nearest_lang, parse_guard,
+    visible_text, visible_text_of,
 )
 from pipeline.normalize.text import search_fold
 from pipeline.records import RulingSighting
@@ -70,8 +70,15 @@ class _Block:
 
 
 def parse_listeblanche_page(html: bytes | str, doc_id: str, oracle_id: str | None,
-                            content_type: str | None = None) -> ListeBlanchePage:
-    """Read one listeblanche.fr card page."""
+                            content_type: str | None = None, *,
+                            card_names: Collection[str] | None = None) -> ListeBlanchePage:
+    """Read one listeblanche.fr card page.
+
+    ``card_names``: the names of the card the page was asked for. Given, a page that shows no
+    ruling (no date line, no count) must name one of them to read as the card's page with no
+    rulings; one that does not is no card page (a maintenance, error or login page) and raises
+    UnrecognizedPage.
+    """
     with parse_guard(doc_id):
         soup = load_html(html, doc_id, content_type)
         title, name_en, name_fr = _names(soup)
@@ -79,6 +86,9 @@ def parse_listeblanche_page(html: bytes | str, doc_id: str, oracle_id: str | Non
         announced = _announced_count(soup)
         if announced and not date_lines:
             raise ParseError(doc_id, f"the page announces {announced} rulings but none is dated (layout changed?)")
+        if not date_lines and announced is None and card_names is not None and not names_any(soup, card_names):
+            raise UnrecognizedPage(doc_id, f"no ruling and no mention of {' / '.join(card_names) or 'the card'}: "
+                                           f"not its listeblanche.fr page (h1: {title!r})")
         blocks = [_block(line, date_lines, doc_id) for line in date_lines]
         flags = (MACHINE_TRANSLATION,) if _MACHINE_MADE.search(search_fold(visible_text(soup))) else ()
         return ListeBlanchePage(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 import bs4
@@ -18,7 +18,7 @@ from bs4.dammit import EncodingDetector
 from bs4.element import Script, Stylesheet, TemplateString
 
 from pipeline.errors import ParseError
-from pipeline.normalize.text import canonical_text
+from pipeline.normalize.text import canonical_text, search_fold
 
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
@@ -115,6 +115,15 @@ def visible_text(node: Tag | NavigableString, skip: tuple[str, ...] = ()) -> str
 def visible_text_of(nodes: list[Tag | NavigableString]) -> str:
     """The text a reader sees in a run of sibling nodes, read as one line (see ``visible_text``)."""
     return _text_of(nodes, None, ())
+
+
+def names_any(soup: BeautifulSoup, names: Iterable[str]) -> bool:
+    """Whether the page's visible text or its <title> holds one of ``names`` (accents, case and
+    typography aside): how a page that shows no rulings still tells it is the page of its card."""
+    title = soup.find("title")
+    shown = search_fold(" ".join([visible_text(soup), title.get_text(" ") if title else ""]))
+    shown = " ".join(shown.split())
+    return any(folded and folded in shown for folded in (" ".join(search_fold(n).split()) for n in names))
 
 
 def is_block(tag: Tag) -> bool:

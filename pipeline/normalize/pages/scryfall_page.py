@@ -9,14 +9,16 @@ its ruling. Returns a ScryfallPage or raises ParseError naming the document, not
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date
 
 from bs4 import BeautifulSoup, Tag
 
-from pipeline.errors import ParseError
+from pipeline.errors import ParseError, UnrecognizedPage
 from pipeline.normalize.pages.markup import (find_headings, is_block, list_items, load_html, parse_guard, section_blocks,
                                              visible_text, visible_text_of)
+from pipeline.normalize.text import search_fold
 from pipeline.records import RulingSighting
 
 ORIGIN = "scryfall-page"
@@ -42,16 +44,33 @@ class ScryfallPage:
 
 
 def parse_scryfall_page(html: bytes | str, doc_id: str, oracle_id: str | None,
-                        content_type: str | None = None) -> ScryfallPage:
-    """Read one scryfall.com card page (any language; the rulings are English)."""
+                        content_type: str | None = None, *,
+                        card_names: Collection[str] | None = None) -> ScryfallPage:
+    """Read one scryfall.com card page (any language; the rulings are English).
+
+    ``card_names``: the names of the card the page was asked for. Given, a page without the
+    rulings heading must name one of them in its h1 (the card's name heading) to read as the
+    card's page; one that does not is no card page (a maintenance, error or login page) and
+    raises UnrecognizedPage.
+    """
     with parse_guard(doc_id):
         soup = load_html(html, doc_id, content_type)
         headings = find_headings(soup, _RULINGS_HEADING)
         if not headings:
+            if card_names is not None:
+                _check_name_heading(soup, doc_id, card_names)
             return ScryfallPage(card_name=_name_from_title(soup, doc_id), rulings=())
         heading = headings[0]
         card_name = _RULINGS_HEADING.fullmatch(visible_text(heading)).group("name")
         return ScryfallPage(card_name=card_name, rulings=_rulings(heading, doc_id, oracle_id))
+
+
+def _check_name_heading(soup: BeautifulSoup, doc_id: str, card_names: Collection[str]) -> None:
+    h1 = soup.find("h1")
+    shown = search_fold(_SYMBOLS_AT_END.sub("", visible_text(h1))) if h1 else ""
+    if not any(search_fold(name) and search_fold(name) in shown for name in card_names):
+        raise UnrecognizedPage(doc_id, f"no rulings heading and no h1 naming {' / '.join(card_names) or 'the card'}: "
+                                       f"not its scryfall.com page (h1: {visible_text(h1) if h1 else None!r})")
 
 
 def _name_from_title(soup: BeautifulSoup, doc_id: str) -> str:

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 
 from bs4 import BeautifulSoup, Tag
 
-from pipeline.errors import ParseError
+from pipeline.errors import ParseError, UnrecognizedPage
 from pipeline.normalize.pages.markup import (
     LIST_TAGS, PAGE_ROOTS, find_headings, inside, is_block, list_items, load_html, parse_guard, section_blocks,
     symbol_from_alt, visible_text,
 )
+from pipeline.normalize.text import search_fold
 from pipeline.records import RulingSighting
 
 ORIGIN = "mtgwiki"
@@ -53,11 +54,19 @@ class WikiPage:
     rulings: tuple[RulingSighting, ...]
 
 
-def parse_wiki_page(html: bytes | str, doc_id: str, content_type: str | None = None) -> WikiPage:
-    """Read one rendered MTG wiki type page."""
+def parse_wiki_page(html: bytes | str, doc_id: str, content_type: str | None = None, *,
+                    title: str | None = None) -> WikiPage:
+    """Read one rendered MTG wiki type page.
+
+    ``title``: the title of the page asked for. Given, a page without a Rulings section must bear
+    it as its h1 to read as that page with no rulings; one that does not is not the page (a
+    maintenance, error or login page) and raises UnrecognizedPage.
+    """
     with parse_guard(doc_id):
         soup = load_html(html, doc_id, content_type)
         _drop_citation_marks(soup)
+        if title is not None and _section(soup, "Rulings") is None:
+            _check_title(soup, doc_id, title)
         return WikiPage(
             title=_title(soup, doc_id),
             intro=_intro(soup),
@@ -81,6 +90,14 @@ def _title(soup: BeautifulSoup, doc_id: str) -> str:
     if not title:
         raise ParseError(doc_id, "no page title (h1)")
     return title
+
+
+def _check_title(soup: BeautifulSoup, doc_id: str, title: str) -> None:
+    h1 = soup.find("h1")
+    shown = visible_text(h1) if h1 else ""
+    if search_fold(shown.replace("_", " ")) != search_fold(title.replace("_", " ")):
+        raise UnrecognizedPage(doc_id, f"no Rulings section and no h1 {title!r}: not the wiki page asked for "
+                                       f"(h1: {shown or None!r})")
 
 
 def _section(soup: BeautifulSoup, title: str) -> list[Tag] | None:
