@@ -308,3 +308,53 @@ def test_the_plan_of_a_search_scryfall_warns_about_says_so(cli, data_dir):
     assert result.returncode == 0, result.stderr
     assert "  note: Scryfall warns: Invalid expression “frm:modern” was ignored. Unknown keyword “frm”.\n" \
         in result.stdout
+
+
+@pytest.mark.parametrize("source, origin, fixture, stand_in", [
+    ("listeblanche", "listeblanche", "listeblanche_mkc_case-of-the-shifting-visage-mkc-19.html", "maintenance_fr.html"),
+    ("scryfall-page", "scryfall-page", "scryfall_case-of-the-shifting-visage.html", "error_en.html"),
+    ("wiki", "mtgwiki", "mtgwiki_case.html", "error_en.html"),
+])
+def test_a_page_that_is_no_card_page_fails_like_a_failed_answer_and_keeps_the_sightings(
+        server, cli, data_dir, source, origin, fixture, stand_in):
+    """A rulings site that answers 200 with a maintenance or error page (constructed, see
+    tests/fixtures/not_card_pages/) instead of the card's page: not "no rulings" but a failed answer,
+    as a 5xx is: retried, kept in quarantine/, the run fails (75) naming the URL, and the warehouse
+    keeps the card's sightings from that source."""
+    from urllib.parse import urlsplit
+
+    from conftest import FIXTURES
+
+    cards, _, _ = sample_api_data()
+    visage = next(c for c in cards if c["name"] == "Case of the Shifting Visage" and c["set"] == "mkc")
+    path = {"listeblanche": "/carte/mkc/case-of-the-shifting-visage-mkc-19", "wiki": "/page/Case",
+            "scryfall-page": urlsplit(visage["scryfall_uri"]).path}[source]
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    sightings = f"SELECT count(*) FROM ruling_sighting WHERE origin = '{origin}'"
+    with FakeScryfall([], {}, {}) as pages:
+        args = ["sync", "--api-url", server.url, "--query", "set:mkc", "--sources", f"api,{source}",
+                "--wiki-page", f"{pages.url}/page/Case"]
+        env = {"CASEFILE_LISTEBLANCHE_URL": pages.url, "CASEFILE_SCRYFALL_WEB_URL": pages.url,
+               "CASEFILE_MAX_ATTEMPTS": "2", "CASEFILE_BACKOFF_BASE": "0.01", "CASEFILE_BACKOFF_MAX": "0.05"}
+        pages.add_page(path, (FIXTURES / "pages" / fixture).read_bytes())
+        result = cli(*args, **env)
+        assert result.returncode == 0, result.stderr
+        [(before,)] = rows(db, sightings)
+        assert before > 0
+        state = _warehouse_state(db)
+
+        stand_in_body = (FIXTURES / "not_card_pages" / stand_in).read_bytes()
+        pages.add_page(path, stand_in_body)
+        pages.clear_log()
+        result = cli(*args, **env)
+        asked = [r.path for r in pages.requests if r.path == path]
+        url = f"{pages.url}{path}"
+    assert result.returncode == 75, result.stdout + result.stderr
+    assert url in result.stderr and "not the page asked for" in result.stderr
+    assert len(asked) == 2  # retried as a 5xx is
+    assert rows(db, sightings) == [(before,)]
+    assert _warehouse_state(db) == state
+    run = max(p for p in (data_dir / "raw").iterdir() if p.is_dir())
+    assert (run / "_FAILED").exists() and not (run / "_SUCCESS").exists()
+    kept = [p.read_bytes() for p in (run / "quarantine").iterdir()]
+    assert kept == [stand_in_body]

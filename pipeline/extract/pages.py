@@ -3,7 +3,9 @@
 One page per Oracle card that has rulings on Scryfall's API (every printing of a card shows the
 same rulings), one wiki page per query. Polite: one request per host per second, robots.txt
 honoured (live runs), every answer kept in the raw store; a missing page (404) is recorded and
-the run goes on.
+the run goes on. A 200 whose page shows no rulings and does not name the card (or the wiki page)
+it was asked for is no answer about its rulings (a maintenance, error or login page): it is
+handled as a failed answer (5xx), retried, then kept in quarantine/ as the run fails (75).
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ import logging
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from typing import TYPE_CHECKING, Callable
+from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
-from ..wire import HTML_ACCEPT
+from ..errors import ParseError, UnrecognizedPage
+from ..wire import HTML_ACCEPT, BodyProblem
 from ..rawstore import RunWriter
 from .fetch import fetch_and_save
 
@@ -57,6 +60,55 @@ def scryfall_page_url(base: str, printing: dict) -> str | None:
         return None
     parts = urlsplit(uri)
     return f"{base}{parts.path}"
+
+
+def card_names(printing: dict) -> list[str]:
+    """The names a page of the printing's card may show it by: its name, and each face's name."""
+    name = (printing.get("name") or "").strip()
+    names = [name, *(face.strip() for face in name.split(" // "))] if " // " in name else [name]
+    return [n for n in dict.fromkeys(names) if n]
+
+
+def wiki_title(url: str) -> str | None:
+    """The title of the wiki page at ``url`` (/page/Case, /wiki/Case, ?title=Case), or None when
+    the URL does not say it."""
+    parts = urlsplit(url)
+    asked = parse_qs(parts.query).get("title")
+    name = asked[0] if asked else unquote(parts.path.rstrip("/").rsplit("/", 1)[-1])
+    name = name.replace("_", " ").strip()
+    return name if name and "." not in name else None
+
+
+def page_check(origin: str, url: str, expected: list[str] | str | None) -> Callable[[dict, bytes], None]:
+    """The check of a 200's body for ``url``: a page that is no page of what was asked for (the
+    card's names, the wiki page's title) raises BodyProblem, as a failed answer; any other page
+    passes (one whose layout changed is refused by the build, which names it)."""
+    warned = []
+
+    def check(headers: dict[str, str], body: bytes) -> None:
+        # imported here: the HTML parsers are needed by page sources only
+        from ..normalize.pages.listeblanche import parse_listeblanche_page
+        from ..normalize.pages.scryfall_page import parse_scryfall_page
+        from ..normalize.pages.wiki import parse_wiki_page
+
+        content_type = headers.get("content-type")
+        try:
+            if origin == "mtgwiki":
+                parse_wiki_page(body, url, content_type, title=expected)
+            elif origin == "listeblanche":
+                parse_listeblanche_page(body, url, None, content_type, card_names=expected)
+            elif origin == "scryfall-page":
+                parse_scryfall_page(body, url, None, content_type, card_names=expected)
+        except UnrecognizedPage as exc:
+            if not warned:
+                log.warning("%s answered 200 with a page that is not the one asked for (a maintenance, error or "
+                            "login page?): %s; handled as a failed answer", url, exc.reason)
+                warned.append(url)
+            raise BodyProblem(f"not the page asked for: {exc.reason}", transient=True) from None
+        except ParseError:
+            return
+
+    return check
 
 
 @dataclass
@@ -177,14 +229,16 @@ class PageExtractor:
         self.transport, self.writer, self.settings, self.progress = transport, writer, settings, progress
         self.robots = Robots(transport, writer, settings.page_interval_s, robots, settings.user_agent)
 
-    def _fetch(self, url: str, origin: str, key: str, result: PageExtract) -> None:
+    def _fetch(self, url: str, origin: str, key: str, result: PageExtract,
+               expected: list[str] | str | None) -> None:
         if not self.robots.allowed(url, origin):
             log.warning("robots.txt disallows %s; not fetched", url)
             result.disallowed.append(url)
             return
         host = urlsplit(url).netloc
         response, _ = fetch_and_save(self.transport, self.writer, url, origin=origin, kind="page", key=key,
-                                     pacing=[(f"host:{host}", self.robots.host_interval(url))], accept=HTML_ACCEPT)
+                                     pacing=[(f"host:{host}", self.robots.host_interval(url))], accept=HTML_ACCEPT,
+                                     check_body=page_check(origin, url, expected))
         result.fetched += 1
         if self.progress is not None:
             self.progress(origin)
@@ -201,14 +255,15 @@ class PageExtractor:
         if "wiki" in sources:
             url = wiki_page_for(query, s.wiki_url, s.wiki_page)
             if url:
-                self._fetch(url, "mtgwiki", query, result)
+                self._fetch(url, "mtgwiki", query, result, wiki_title(url))
             else:
                 log.info("no MTG wiki page is known for the query %s (set --wiki-page)", query)
         for oracle_id, printing in printings_by_oracle.items():
             if "listeblanche" in sources:
-                self._fetch(listeblanche_url(s.listeblanche_url, printing), "listeblanche", oracle_id, result)
+                self._fetch(listeblanche_url(s.listeblanche_url, printing), "listeblanche", oracle_id, result,
+                            card_names(printing))
             if "scryfall-page" in sources:
                 url = scryfall_page_url(s.scryfall_web_url, printing)
                 if url:
-                    self._fetch(url, "scryfall-page", oracle_id, result)
+                    self._fetch(url, "scryfall-page", oracle_id, result, card_names(printing))
         return result
