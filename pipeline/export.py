@@ -66,7 +66,9 @@ COLUMNS = {
         ("oracle_id", "text", "the card's Scryfall Oracle id"),
         ("card_name", "text", "the card's name"),
         ("ruling_id", "text", "the ruling, as in `rulings`"),
-        ("position", "integer", "the ruling's place on the card's list of rulings (Scryfall's order when known)"),
+        ("position", "integer", "the ruling's place on the card's list of rulings, from 0: each of a card's "
+                                "rulings has its own (Scryfall's order when known; `casefile card` numbers "
+                                "them from 1)"),
     ],
 }
 ROW_MEANING = {"rulings": "distinct ruling", "card_rulings": "link of a card to a ruling"}

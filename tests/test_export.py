@@ -709,3 +709,28 @@ def test_a_query_with_backticks_shows_whole_in_the_datasheet(warehouse_copy, tmp
     line = next(l for l in (out / "datasheet.md").read_text("utf-8").splitlines() if l.startswith("Scryfall queries"))
     # a span of three backticks holds runs of one and two as they are (CommonMark code spans)
     assert line == f'Scryfall queries synced into the warehouse: ```{query}```, `type:"Case"`.'
+
+
+def test_a_cards_positions_are_distinct_when_a_page_shows_a_ruling_the_api_does_not(data_dir, tmp_path, capsys):
+    """Constructed: the API's rulings list of Case of the Burning Masks lacks its fifth ruling,
+    which its pages still show at the place where the API's list now has another. The export
+    gives the card's rulings the places 0 to n-1, each once, in the order `casefile card`
+    numbers them 1 to n."""
+    from support.runs import EditableRun
+
+    run = EditableRun(tmp_path / "page-ahead")
+    run.edit_rulings("Case of the Burning Masks", lambda rulings: rulings.pop(4))
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "card", "Case of the Burning Masks", "--format", "json"]) == 0
+    shown = [r["ruling_id"] for r in json.loads(capsys.readouterr().out)]
+    assert len(shown) == 15
+    assert run_export(data_dir, tmp_path / "out", "--format", "jsonl") == 0
+    links = read_back(tmp_path / "out" / "card_rulings.jsonl", "jsonl")
+    burning = [link for link in links if link["card_name"] == "Case of the Burning Masks"]
+    assert [link["position"] for link in burning] == list(range(15))
+    assert [link["ruling_id"] for link in burning] == shown
+    per_card = {}
+    for link in links:
+        per_card.setdefault(link["oracle_id"], []).append(link["position"])
+    assert all(positions == list(range(len(positions))) for positions in per_card.values())
