@@ -71,26 +71,39 @@ def show_rule(con, number: str, edition: str | None = None, limit: int = 0) -> s
         return "\n".join(out) + "\n"
     columns, links = query(con, read_sql("read/rule_links.sql"), {"number": number, "edition": edition,
                                                                   "limit": limit})
-    rulings = [dict(zip(columns, l)) for l in links if l[0] == "ruling"]
-    cards = [dict(zip(columns, l)) for l in links if l[0] == "card"]
+    rulings = _by_id([dict(zip(columns, l)) for l in links if l[0] == "ruling"])
+    cards = _by_id([dict(zip(columns, l)) for l in links if l[0] == "card"])
     out += ["", f"Rulings linked ({_total(rulings)}):" if rulings else "Rulings linked: none"]
-    for link in rulings:
-        when = link["published_at"].isoformat() if link["published_at"] else "undated"
-        out.append(f"  {when} · {link['source']} · {link['method']}: {link['evidence']}")
-        out += _wrap(link["text"], "    ")
+    for ruling in rulings:  # a line for each of its links, then its text once
+        for link in ruling:
+            when = link["published_at"].isoformat() if link["published_at"] else "undated"
+            out.append(f"  {when} · {link['source']} · {link['method']}: {link['evidence']}")
+        out += _wrap(ruling[0]["text"], "    ")
     out += _more(rulings)
     out += ["", f"Cards linked ({_total(cards)}):" if cards else "Cards linked: none"]
-    for link in cards:
-        out.append(f"  {link['text']} · {link['method']}: {link['evidence']}")
+    for card in cards:
+        out += [f"  {link['text']} · {link['method']}: {link['evidence']}" for link in card]
     out += _more(cards)
     return "\n".join(out) + "\n"
 
 
-def _total(shown: list[dict]) -> int:
-    return shown[0]["total"] if shown else 0
+def _by_id(links: list[dict]) -> list[list[dict]]:
+    """The links of each ruling or card, in the order shown (rule_links.sql gives them one after the other)."""
+    grouped: list[list[dict]] = []
+    for link in links:
+        if grouped and grouped[-1][0]["id"] == link["id"]:
+            grouped[-1].append(link)
+        else:
+            grouped.append([link])
+    return grouped
 
 
-def _more(shown: list[dict]) -> list[str]:
+def _total(shown: list[list[dict]]) -> int:
+    """How many rulings (or cards) are linked: each counted once, however many links it has."""
+    return shown[0][0]["total"] if shown else 0
+
+
+def _more(shown: list[list[dict]]) -> list[str]:
     left = _total(shown) - len(shown)
     return [f"  … and {left} more (--limit 0 shows them all)"] if left > 0 else []
 

@@ -71,7 +71,7 @@ def test_rule_command_output(kb, capsys, golden):
     assert main(["--data-dir", str(kb), "rule", "719.3a"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("719.3a  (Comprehensive Rules effective 2024-09-20)\n“To solve — [Condition]” means")
-    assert "Rulings linked (2):" in out and "Cards linked (30):" in out
+    assert "Rulings linked (2):" in out and "Cards linked (15):" in out  # 30 links: each card's two
     golden("rule_719.3a.txt", out)
     assert main(["--data-dir", str(kb), "rule", "719.3A"]) == 0  # the letter as typed in capitals
     assert capsys.readouterr().out == out
@@ -86,11 +86,33 @@ def test_rule_command_shows_at_most_limit_links_of_each_kind(kb, capsys):
     rulings, cards = out.split("Cards linked")
     assert "Rulings linked (23):" in rulings and rulings.count("\n  20") + rulings.count("\n  undated") == 5
     assert "  … and 18 more (--limit 0 shows them all)" in rulings
-    assert cards.startswith(" (30):") and cards.count(" · ") == 5 and "  … and 25 more" in cards
+    assert cards.startswith(" (15):") and "  … and 10 more" in cards
+    assert cards.count(" · ") == 10 and len({line.split(" · ")[0] for line in cards.splitlines() if " · " in line}) == 5
     assert main(["--data-dir", str(kb), "rule", "719"]) == 0  # 50 by default: all of the Case cards'
     assert main(["--data-dir", str(kb), "rule", "719", "--limit", "0"]) == 0
     default, everything = capsys.readouterr().out.split("719  Case Cards", 2)[1:]
     assert "more (--limit 0" not in default and default == everything
+
+
+def test_rule_command_counts_a_ruling_linked_twice_once(kb, capsys):
+    """Three rulings link to 702.169 both by the glossary term "Solved" and by a keyword: the page
+    counts 13 rulings (16 links), shows each ruling's text once, after its links, and --limit
+    and "… more" count rulings too."""
+    capsys.readouterr()
+    assert main(["--data-dir", str(kb), "rule", "702.169"]) == 0
+    rulings = capsys.readouterr().out.split("Cards linked")[0]
+    assert "Rulings linked (13):" in rulings
+    assert rulings.count("\n  20") + rulings.count("\n  undated") == 16
+    assert rulings.count("Being solved is not part") == 1
+    twice = rulings.split("\n  2024-02-02 · wotc · keyword: ")[0].splitlines()[-1]
+    assert twice.startswith("  2024-02-02 · wotc · glossary: ")  # its other link, not its text
+    assert main(["--data-dir", str(kb), "rule", "702.169", "--limit", "12"]) == 0
+    rulings = capsys.readouterr().out.split("Cards linked")[0]
+    assert "Rulings linked (13):" in rulings and "  … and 1 more (--limit 0 shows them all)" in rulings
+    lines = rulings.splitlines()
+    texts = [line for before, line in zip(lines, lines[1:])
+             if line.startswith("    ") and before.startswith("  ") and not before.startswith("    ")]
+    assert len(texts) == 12  # 12 rulings, each with its text once
 
 
 def test_rule_command_errors(kb, capsys):
