@@ -2,7 +2,8 @@
 
 ``CASEFILE_FAILPOINT=name:action[,…]``, action ``kill`` (first pass), ``kill@N`` (Nth) or ``sleep=S``
 (a pause that SIGTERM ends, as it ends a query).
-Points: during_extract, during_build, during_load, before_commit, after_commit, before_replace (rebuild),
+Points: during_extract, during_build, during_load, before_commit, after_commit, before_replace and
+after_replace (rebuild: the new file not yet renamed over the old one, and just renamed),
 during_prune (a run folder renamed, not yet removed), during_export (files half written), export_swap
 (the previous export moved aside, the new one not yet in place).
 """

@@ -464,6 +464,8 @@ def _refuse_to_empty(settings: Settings, store: RawStore) -> None:
 
 
 REBUILD_STOPPED = "stopped by SIGTERM; the warehouse is unchanged and the rebuild's new file deleted"
+REBUILD_REPLACED_STOPPED = ("stopped by SIGTERM just after the new warehouse was renamed into place; "
+                            "the warehouse is rebuilt")
 
 
 def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
@@ -472,57 +474,72 @@ def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
     Built in a new file and renamed over the old one, so readers see the old warehouse or the
     new one, never a half-built one. Every build is a full one (no delta of the bulk files), so a
     rebuild is also the reference a sync's delta builds are checked against. SIGTERM stops it
-    with the old warehouse in place.
+    with the old warehouse in place, or, in the instant after the rename, says the new one is.
     """
     store = RawStore(settings.raw_dir)
-    with stop.sigterm_raises(REBUILD_STOPPED), SyncLock(settings.lock_path):
-        damaged = [run for run in store.runs() if run.damaged is not None]
-        if damaged:  # what it held would silently go missing from the rebuilt warehouse
-            raise SourceDataError(f"run {damaged[0].run_id}: {damaged[0].damaged}; a rebuild would leave it out: "
-                                  f"repair its run.json or remove the folder ({len(damaged)} such run(s))")
-        target = settings.warehouse_path
-        _refuse_to_empty(settings, store)
-        built = target.with_name(target.name + ".rebuild")
-        half_built = (built, Path(str(built) + ".wal"))
+    built: Path | None = None
+    replacing = False
 
-        def remove_half_built() -> None:
-            for stale in half_built:
-                if stale.exists():
-                    stale.unlink()
+    def replaced() -> bool:
+        """Whether the new file is in place: the rename is one step, after which ``built`` is gone."""
+        return replacing and built is not None and not built.exists()
 
-        remove_half_built()
-        try:
-            with timing.phase("open"):
-                con = open_writer(built, memory_limit_mb=settings.memory_limit_mb)
+    try:
+        with stop.sigterm_raises(REBUILD_STOPPED), SyncLock(settings.lock_path):
+            damaged = [run for run in store.runs() if run.damaged is not None]
+            if damaged:  # what it held would silently go missing from the rebuilt warehouse
+                raise SourceDataError(f"run {damaged[0].run_id}: {damaged[0].damaged}; a rebuild would leave it "
+                                      f"out: repair its run.json or remove the folder ({len(damaged)} such run(s))")
+            target = settings.warehouse_path
+            _refuse_to_empty(settings, store)
+            built = target.with_name(target.name + ".rebuild")
+            half_built = (built, Path(str(built) + ".wal"))
+
+            def remove_half_built() -> None:
+                for stale in half_built:
+                    if stale.exists():
+                        stale.unlink()
+
+            remove_half_built()
             try:
-                runs = store.complete_runs()
-                results = []
-                for i, run in enumerate(runs, 1):
-                    started = time.monotonic()
-                    results.append(_load_one(con, store, runs, run, settings.cache_dir, use_delta=False,
-                                             timed=False))
-                    log.info("rebuild: run %s loaded (%d of %d) in %.1f s", run.run_id, i, len(runs),
-                             time.monotonic() - started)
-                    if progress is not None:
-                        progress("runs rebuilt", unit=" run", total=len(runs))
-                with timing.phase("checkpoint"):
-                    con.execute("CHECKPOINT")
-            finally:
-                with timing.phase("close"):
-                    con.close()
-            stop.check()  # a SIGTERM whose exception some code swallowed still keeps the old warehouse
-            with timing.phase("replace"):
-                replace_file(built, target, wait_s=settings.reader_wait_s)
-        except BaseException as exc:
-            # a rebuild that stops (an error, a full disk, SIGTERM, readers holding the old file)
-            # leaves the old warehouse and takes its new file with it: as large as the warehouse,
-            # on the disk the next sync needs
-            with contextlib.suppress(OSError):
-                remove_half_built()
-            if isinstance(exc, Aborted):  # said as a rebuild's (a load's stop speaks of a sync's run)
-                raise Aborted(REBUILD_STOPPED) from None
-            raise
-        return results
+                with timing.phase("open"):
+                    con = open_writer(built, memory_limit_mb=settings.memory_limit_mb)
+                try:
+                    runs = store.complete_runs()
+                    results = []
+                    for i, run in enumerate(runs, 1):
+                        started = time.monotonic()
+                        results.append(_load_one(con, store, runs, run, settings.cache_dir, use_delta=False,
+                                                 timed=False))
+                        log.info("rebuild: run %s loaded (%d of %d) in %.1f s", run.run_id, i, len(runs),
+                                 time.monotonic() - started)
+                        if progress is not None:
+                            progress("runs rebuilt", unit=" run", total=len(runs))
+                    with timing.phase("checkpoint"):
+                        con.execute("CHECKPOINT")
+                finally:
+                    with timing.phase("close"):
+                        con.close()
+                stop.check()  # a SIGTERM whose exception some code swallowed still keeps the old warehouse
+                replacing = True
+                with timing.phase("replace"):
+                    replace_file(built, target, wait_s=settings.reader_wait_s)
+            except BaseException as exc:
+                if replaced():  # the new warehouse is in place: there is nothing to undo
+                    raise
+                # a rebuild that stops (an error, a full disk, SIGTERM, readers holding the old file)
+                # leaves the old warehouse and takes its new file with it: as large as the warehouse,
+                # on the disk the next sync needs
+                with contextlib.suppress(OSError):
+                    remove_half_built()
+                if isinstance(exc, Aborted):  # said as a rebuild's (a load's stop speaks of a sync's run)
+                    raise Aborted(REBUILD_STOPPED) from None
+                raise
+            return results
+    except Aborted:
+        if replaced():  # a SIGTERM in the instant after the rename: not "unchanged", rebuilt
+            raise Aborted(REBUILD_REPLACED_STOPPED) from None
+        raise
 
 
 __all__ = ["sync", "rebuild", "ingest_rules", "load_pending", "SyncResult", "BULK_MODES"]

@@ -14,7 +14,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.config import Settings, validate
 from pipeline.status import collect_status
-from pipeline.sync import REBUILD_STOPPED
+from pipeline.sync import REBUILD_REPLACED_STOPPED, REBUILD_STOPPED
 
 from conftest import FIXTURES, subprocess_env
 from support.fake_scryfall import FakeScryfall
@@ -622,6 +622,54 @@ def test_sigterm_during_a_rebuild_keeps_the_old_warehouse_and_every_run(data_dir
     assert sorted(p.name for p in (data_dir / "warehouse").iterdir()) == ["casefile.duckdb"]  # nothing half built
     assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
     assert state(data_dir) == before
+
+
+def test_sigterm_just_after_a_rebuild_s_rename_says_the_new_warehouse_is_in_place(data_dir):
+    """The new file is already renamed over the old one when the signal comes: the message says
+    the warehouse is rebuilt, not that it is unchanged."""
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    rebuilt, runs = state(data_dir), _statuses(data_dir)
+    con = duckdb.connect(str(db_of(data_dir)))
+    try:
+        con.execute("DELETE FROM change_event")  # the old warehouse differs from the rebuilt one
+    finally:
+        con.close()
+    assert state(data_dir) != rebuilt
+    old_inode = db_of(data_dir).stat().st_ino
+    proc = start(data_dir, "rebuild", CASEFILE_FAILPOINT="after_replace:sleep=30")
+    _wait_for(lambda: db_of(data_dir).stat().st_ino != old_inode)  # renamed: now in the failpoint's pause
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 75 and "Traceback" not in err
+    assert err.rstrip().splitlines()[-1] == f"casefile: error: {REBUILD_REPLACED_STOPPED}"
+    assert "unchanged" not in err
+    assert state(data_dir) == rebuilt and _statuses(data_dir) == runs
+    assert sorted(p.name for p in (data_dir / "warehouse").iterdir()) == ["casefile.duckdb"]
+
+
+def test_sigterm_as_a_rebuild_lets_go_of_its_lock_says_the_new_warehouse_is_in_place(data_dir, capsys,
+                                                                                       monkeypatch):
+    """Aborted is raised where the SIGTERM handler would raise it once the rename is done and
+    replace_file has returned: as the lock is let go."""
+    import pipeline.sync
+    from pipeline.errors import Aborted
+
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    rebuilt = state(data_dir)
+    real = pipeline.sync.SyncLock
+
+    class StoppedOnRelease(real):
+        def __exit__(self, *exc):
+            super().__exit__(*exc)
+            raise Aborted(REBUILD_STOPPED)
+
+    monkeypatch.setattr(pipeline.sync, "SyncLock", StoppedOnRelease)
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 75
+    assert capsys.readouterr().err.rstrip().splitlines()[-1] == f"casefile: error: {REBUILD_REPLACED_STOPPED}"
+    assert state(data_dir) == rebuilt
+    assert sorted(p.name for p in (data_dir / "warehouse").iterdir()) == ["casefile.duckdb"]
 
 
 def test_doctor_warns_of_the_file_a_killed_rebuild_left(data_dir, capsys):

@@ -409,6 +409,7 @@ def replace_file(built: Path, target: Path, wait_s: float = 0.0) -> None:
         raise RuntimeError(f"{target} still has a write-ahead log after a checkpoint; not replaced")
     failpoint("before_replace")
     os.replace(built, target)
+    failpoint("after_replace")
 
 
 def _wal(path: Path) -> Path:
