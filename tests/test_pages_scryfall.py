@@ -202,3 +202,21 @@ def test_a_card_page_without_the_rulings_section_still_names_its_card():
     assert parsed.card_name == "Front Face"
 
 # Fuzzing (a result or ParseError, nothing else): tests/reliability/test_hostile_input.py
+
+
+def test_a_page_of_a_printing_in_another_language_names_its_card_by_the_printed_name():
+    """A Japanese printing's page heads the card with its printed name (case_translations.json:
+    Case of the Shattered Pact is パクト破りの事件 in Japanese); the names a page may show come from
+    the printing, so such a page without rulings is still the card's page, not an error page."""
+    from pipeline.extract.pages import card_names
+
+    printing = {"name": "Case of the Shattered Pact", "lang": "ja", "printed_name": "パクト破りの事件"}
+    names = card_names(printing)
+    assert names == ["Case of the Shattered Pact", "パクト破りの事件"]
+    parsed = parse_scryfall_page("<h1>パクト破りの事件 <abbr>{2}</abbr></h1>", "doc", None, card_names=names)
+    assert parsed.rulings == ()
+    with pytest.raises(UnrecognizedPage):
+        parse_scryfall_page("<h1>パクト破りの事件</h1>", "doc", None, card_names=["Case of the Shattered Pact"])
+    # the faces' printed names of a card of two faces count too
+    assert card_names({"name": "A // B", "card_faces": [{"printed_name": "甲"}, {"printed_name": "乙"}]}) == [
+        "A // B", "A", "B", "甲", "乙"]

@@ -303,4 +303,15 @@ def test_the_type_page_without_its_rulings_section_still_reads_as_no_rulings():
     assert (parsed.title, parsed.rulings) == ("Case", ())
     assert parse_wiki_page(_page("<h2>History</h2><p>Text.</p>"), "doc", title="case").rulings == ()
 
+
+def test_a_redirect_s_target_is_the_page_asked_for():
+    """Constructed, in MediaWiki's markup of a redirect: the asked URL (/page/Cases) serves the
+    target's page under the target's title, with "(Redirected from Cases)" below the heading."""
+    redirected = ('<html><body><h1 id="firstHeading">Case</h1><div id="contentSub"><span class="mw-redirectedfrom">'
+                  '(Redirected from <a href="/index.php?title=Cases&amp;redirect=no" class="mw-redirect" '
+                  'title="Cases">Cases</a>)</span></div><h2>History</h2><p>Text.</p></body></html>')
+    assert parse_wiki_page(redirected, "doc", title="Cases").title == "Case"
+    with pytest.raises(UnrecognizedPage):
+        parse_wiki_page(redirected, "doc", title="Clue")
+
 # Fuzzing (a result or ParseError, nothing else): tests/reliability/test_hostile_input.py

@@ -63,9 +63,13 @@ def scryfall_page_url(base: str, printing: dict) -> str | None:
 
 
 def card_names(printing: dict) -> list[str]:
-    """The names a page of the printing's card may show it by: its name, and each face's name."""
-    name = (printing.get("name") or "").strip()
-    names = [name, *(face.strip() for face in name.split(" // "))] if " // " in name else [name]
+    """The names a page of the printing's card may show it by: its name and each face's, and the
+    same printed in the printing's language (a page of a Japanese printing heads it in Japanese)."""
+    names = []
+    for whole in (printing.get("name"), printing.get("printed_name"),
+                  *(face.get("printed_name") for face in printing.get("card_faces") or () if isinstance(face, dict))):
+        whole = whole.strip() if isinstance(whole, str) else ""
+        names += [whole, *(face.strip() for face in whole.split(" // "))] if " // " in whole else [whole]
     return [n for n in dict.fromkeys(names) if n]
 
 

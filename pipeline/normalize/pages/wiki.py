@@ -93,9 +93,14 @@ def _title(soup: BeautifulSoup, doc_id: str) -> str:
 
 
 def _check_title(soup: BeautifulSoup, doc_id: str, title: str) -> None:
+    """The page asked for bears ``title`` as its h1, or says it was reached by a redirect from it
+    (MediaWiki serves a redirect's target under the asked URL, "(Redirected from <title>)")."""
     h1 = soup.find("h1")
     shown = visible_text(h1) if h1 else ""
-    if search_fold(shown.replace("_", " ")) != search_fold(title.replace("_", " ")):
+    asked = search_fold(title.replace("_", " "))
+    redirects = [search_fold(visible_text(link).replace("_", " "))
+                 for note in soup.select(".mw-redirectedfrom") for link in note.find_all("a")]
+    if search_fold(shown.replace("_", " ")) != asked and asked not in redirects:
         raise UnrecognizedPage(doc_id, f"no Rulings section and no h1 {title!r}: not the wiki page asked for "
                                        f"(h1: {shown or None!r})")
 
