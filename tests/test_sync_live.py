@@ -358,3 +358,35 @@ def test_a_page_that_is_no_card_page_fails_like_a_failed_answer_and_keeps_the_si
     assert (run / "_FAILED").exists() and not (run / "_SUCCESS").exists()
     kept = [p.read_bytes() for p in (run / "quarantine").iterdir()]
     assert kept == [stand_in_body]
+
+
+@pytest.mark.parametrize("status, code", [(403, 69), (401, 69), (410, 0)])
+def test_a_page_the_site_refuses_fails_the_run_and_a_gone_page_is_missing(server, cli, data_dir, status, code):
+    """A rulings site that answers 403 (a block of automated clients) or 401 refuses casefile: that is
+    no word on the card's rulings, so the run fails (69) naming the URL and the warehouse keeps the
+    card's sightings from the site (before, every such page read as "no rulings" and the sightings
+    went). 410 says the page is gone for good, as 404 does: recorded, and the sightings go."""
+    from conftest import FIXTURES
+
+    path = "/carte/mkc/case-of-the-shifting-visage-mkc-19"
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    sightings = "SELECT count(*) FROM ruling_sighting WHERE origin = 'listeblanche'"
+    with FakeScryfall([], {}, {}) as pages:
+        args = ["sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,listeblanche"]
+        page = (FIXTURES / "pages" / "listeblanche_mkc_case-of-the-shifting-visage-mkc-19.html").read_bytes()
+        pages.add_page(path, page)
+        result = cli(*args, CASEFILE_LISTEBLANCHE_URL=pages.url)
+        assert result.returncode == 0, result.stderr
+        [(before,)] = rows(db, sightings)
+        assert before > 0
+        state = _warehouse_state(db)
+        pages.add_page(path, b"<html><body><h1>Forbidden</h1></body></html>", status=status)
+        result = cli(*args, CASEFILE_LISTEBLANCHE_URL=pages.url)
+        url = f"{pages.url}{path}"
+    assert result.returncode == code, result.stdout + result.stderr
+    if code:
+        assert f"{url} answered {status}" in result.stderr
+        assert rows(db, sightings) == [(before,)]
+        assert _warehouse_state(db) == state
+    else:
+        assert rows(db, sightings) == [(0,)]

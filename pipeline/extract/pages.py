@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
-from ..errors import ParseError, UnrecognizedPage
+from ..errors import ParseError, SourceUnavailable, UnrecognizedPage
 from ..wire import HTML_ACCEPT, BodyProblem
 from ..rawstore import RunWriter
 from .fetch import fetch_and_save
@@ -113,6 +113,11 @@ def page_check(origin: str, url: str, expected: list[str] | str | None) -> Calla
             return
 
     return check
+
+
+# A page's answers that say the site refuses the client, not that the page is missing: 401 and 407
+# (credentials), 403 (forbidden: a block of automated clients), 451 (refused for legal reasons).
+REFUSED = (401, 403, 407, 451)
 
 
 @dataclass
@@ -246,9 +251,15 @@ class PageExtractor:
         result.fetched += 1
         if self.progress is not None:
             self.progress(origin)
-        if response.status == 404:
-            log.info("no page at %s (404); recorded", url)
+        if response.status in (404, 410):
+            log.info("no page at %s (%s); recorded", url, response.status)
             result.missing.append(url)
+        elif response.status in REFUSED:
+            # not "this card has no rulings there": the site refuses casefile. Read as no
+            # rulings, every card's sightings from the site would go until it lets us in again
+            raise SourceUnavailable(f"{url} answered {response.status}: the site refuses casefile; nothing of this "
+                                    f"run is loaded and the warehouse keeps its sightings (leave the site out with "
+                                    f"--sources if it goes on)")
         elif response.status != 200:
             log.warning("%s answered %s; recorded, no rulings read from it", url, response.status)
             result.missing.append(url)
