@@ -278,6 +278,14 @@ def test_robots_txt_rules_are_matched_longest_path_first(server, cli, data_dir):
     assert [r.path for r in log] == ["/robots.txt", "/page/Case"]  # allowed by "Allow: /", the only rule that matches
 
 
+def test_robots_txt_wildcards_and_end_anchors_are_obeyed(server, cli, data_dir):
+    """A robots.txt whose rules use "*" and "$" (RFC 9309; a constructed file): the card pages are
+    disallowed through a wildcard, and "Allow: /page/*$" cannot save them."""
+    log = _sync_mkc_pages(server, cli, b"User-agent: *\nDisallow: /carte/*/case-of-\nDisallow: /*.php$\n"
+                                       b"Allow: /page/*$\n")
+    assert [r.path for r in log] == ["/robots.txt", "/page/Case"]
+
+
 class _WarnsOnSearch(FakeScryfall):
     """Answers a search as Scryfall answers one with a term it ignored: 200, the cards of the other
     terms, and a warning (constructed; the fake server refuses such a query with 400 instead)."""

@@ -132,9 +132,8 @@ class Robots:
                                          accept=ROBOTS_ACCEPT)
             parser = None
             if response.status == 200:
-                parser = RobotFileParser()
                 # utf-8-sig: a byte order mark left in the first line would hide its User-agent
-                parser.parse(response.body.decode("utf-8-sig", "replace").splitlines())
+                parser = read_robots(response.body.decode("utf-8-sig", "replace"))
             elif response.status in (401, 403):
                 parser = RobotFileParser()
                 parser.disallow_all = True
@@ -151,25 +150,94 @@ class Robots:
         return max(self.interval, float(delay or 0))
 
 
+_RULE_LINE = re.compile(r"^(\s*(?:allow|disallow)\s*:)(.*)$", re.IGNORECASE)
+_KEPT_ESCAPE = re.compile(r"%(2[aA]|24|25)")
+
+
+def _robots_lines(text: str) -> list[str]:
+    """The lines of a robots.txt for RobotFileParser.parse, with the paths of its rules escaped so
+    that their wildcards can be told from the characters the file escaped (RFC 9309, 2.2.3: "*"
+    is a wildcard, "%2A" a literal asterisk). parse decodes each path and RuleLine quotes it again,
+    which would make both "%2A"; a "%2A", "%24" or "%25" in a rule is escaped once more here, so a
+    parsed rule's path, decoded once, holds the file's own "*" and "$" and, escaped still, the
+    literal ones (``_Pattern.of``)."""
+    lines = []
+    for line in text.splitlines():
+        match = _RULE_LINE.match(line)
+        lines.append(match.group(1) + _KEPT_ESCAPE.sub(r"%25\1", match.group(2)) if match else line)
+    return lines
+
+
+def read_robots(text: str) -> RobotFileParser:
+    """A robots.txt read for ``_can_fetch`` and ``Robots.host_interval``."""
+    from urllib.robotparser import RobotFileParser
+
+    parser = RobotFileParser()
+    parser.parse(_robots_lines(text))
+    return parser
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    """A rule's path as RFC 9309 reads it: the literal text between its "*" wildcards (decoded),
+    whether a final "$" anchors it to the end of the URL's path, and its length in octets."""
+
+    pieces: tuple[str, ...]
+    anchored: bool
+    octets: int
+
+    @classmethod
+    def of(cls, rule_path: str) -> "_Pattern":
+        text = unquote(rule_path)  # RuleLine's own quoting undone (see _robots_lines)
+        anchored = text.endswith("$")
+        if anchored:
+            text = text[:-1]
+        pieces = tuple(unquote(piece) for piece in text.split("*"))
+        return cls(pieces, anchored, sum(len(p.encode("utf-8")) for p in pieces) + len(pieces) - 1 + anchored)
+
+    def matches(self, path: str) -> bool:
+        """Whether the pattern matches ``path`` from its start: each piece at the earliest place
+        after the one before (taking the earliest never loses a match), the last at the end
+        when anchored. No backtracking, however many wildcards a rule has."""
+        first, *rest = self.pieces
+        if not path.startswith(first):
+            return False
+        if not rest:
+            return not self.anchored or len(path) == len(first)
+        position = len(first)
+        *middle, last = rest
+        for piece in middle:
+            found = path.find(piece, position)
+            if found < 0:
+                return False
+            position = found + len(piece)
+        if self.anchored:
+            return len(path) - len(last) >= position and path.endswith(last)
+        return path.find(last, position) >= 0
+
+
 def _can_fetch(parser: RobotFileParser, user_agent: str, url: str) -> bool:
-    """Whether robots.txt lets ``user_agent`` fetch ``url``, by RFC 9309's rule: in the group that
-    applies, the longest matching path decides, Allow on a tie. (The standard library lets the
-    first matching line decide, so "Allow: /" before "Disallow: /carte/" allowed every page.)"""
+    """Whether robots.txt lets ``user_agent`` fetch ``url``, by RFC 9309's rules: in the group that
+    applies, the rule whose path matches with the most octets decides, Allow on a tie; "*" in a
+    path matches any characters, and "$" at its end the end of the URL's path. (The standard
+    library lets the first matching line decide, so "Allow: /" before "Disallow: /carte/" allowed
+    every page, and it reads "*" and "$" as the characters themselves.) ``parser``: from
+    ``read_robots``."""
     if parser.disallow_all:
         return False
     if parser.allow_all:
         return True
-    parts = urlsplit(unquote(url))
-    path = quote(urlunsplit(("", "", parts.path, parts.query, ""))) or "/"
+    parts = urlsplit(url)
+    path = unquote(urlunsplit(("", "", parts.path, parts.query, ""))) or "/"
     entry = next((e for e in parser.entries if e.applies_to(user_agent)), parser.default_entry)
     if entry is None:
         return True
-    best = None
+    best: tuple[int, bool] | None = None  # (octets, allowance) of the rule that decides so far
     for line in entry.rulelines:
-        if line.applies_to(path) and (best is None or len(line.path) > len(best.path)
-                                      or (len(line.path) == len(best.path) and line.allowance)):
-            best = line
-    return best is None or best.allowance
+        pattern = _Pattern.of(line.path)
+        if pattern.matches(path) and (best is None or (pattern.octets, line.allowance) > best):
+            best = (pattern.octets, line.allowance)
+    return best is None or best[1]
 
 
 class PageExtractor:
