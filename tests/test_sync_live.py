@@ -229,6 +229,31 @@ def test_the_crawl_delay_of_robots_txt_paces_the_pages_of_its_host(server, cli, 
     assert min(gaps) >= 2.0, gaps
 
 
+@pytest.mark.parametrize("robots", [b"User-agent: *\nDisallow: /carte/\n"])
+def test_a_source_robots_txt_now_keeps_casefile_from_keeps_its_rulings(server, cli, data_dir, robots):
+    """listeblanche.fr's rulings of an earlier sync stay when its robots.txt (constructed) now
+    disallows its pages: the run is no view of that source."""
+    from conftest import FIXTURES
+
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    args = ["sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,listeblanche"]
+    sightings = "SELECT origin, count(*) FROM ruling_sighting GROUP BY ALL ORDER BY ALL"
+    with FakeScryfall([], {}, {}) as pages:
+        lb = "listeblanche_mkc_case-of-the-shifting-visage-mkc-19.html"
+        pages.add_page("/carte/mkc/case-of-the-shifting-visage-mkc-19", (FIXTURES / "pages" / lb).read_bytes())
+        assert cli(*args, CASEFILE_LISTEBLANCHE_URL=pages.url).returncode == 0  # robots.txt: 404
+        before = rows(db, sightings)
+        assert before == [("listeblanche", 16), ("scryfall-api", 16)]
+        pages.add_page("/robots.txt", robots, content_type="text/plain")
+        result = cli(*args, CASEFILE_LISTEBLANCHE_URL=pages.url)
+        assert result.returncode == 0, result.stderr
+        assert [r.path for r in pages.requests][-1] == "/robots.txt"
+    assert "robots.txt let no page of listeblanche be fetched" in result.stderr
+    assert rows(db, sightings) == before
+    assert cli("rebuild").returncode == 0  # a rebuild reads the views alike
+    assert rows(db, sightings) == before
+
+
 @pytest.mark.parametrize("content_type, meta", [
     ("text/html; charset=windows-1252", ""),  # the header alone says how the bytes read
     ("text/html", '<meta charset="iso-8859-1">\n'),  # browsers read this label as windows-1252

@@ -107,6 +107,9 @@ class PageExtract:
     fetched: int = 0
     missing: list[str] = field(default_factory=list)
     disallowed: list[str] = field(default_factory=list)
+    # the page sources that asked for pages and had none fetched for that reason: the run leaves
+    # them out, so the warehouse keeps what earlier runs brought from them
+    left_out: list[str] = field(default_factory=list)
 
 
 class Robots:
@@ -245,11 +248,12 @@ class PageExtractor:
         self.transport, self.writer, self.settings, self.progress = transport, writer, settings, progress
         self.robots = Robots(transport, writer, settings.page_interval_s, robots, settings.user_agent)
 
-    def _fetch(self, url: str, origin: str, key: str, result: PageExtract) -> None:
+    def _fetch(self, url: str, origin: str, key: str, result: PageExtract) -> bool:
+        """Fetch ``url`` unless its host's robots.txt keeps casefile from it; whether it was fetched."""
         if not self.robots.allowed(url, origin):
             log.warning("robots.txt disallows %s; not fetched", url)
             result.disallowed.append(url)
-            return
+            return False
         host = urlsplit(url).netloc
         response, _ = fetch_and_save(self.transport, self.writer, url, origin=origin, kind="page", key=key,
                                      pacing=[(f"host:{host}", self.robots.host_interval(url))], accept=HTML_ACCEPT)
@@ -262,21 +266,31 @@ class PageExtractor:
         elif response.status != 200:
             log.warning("%s answered %s; recorded, no rulings read from it", url, response.status)
             result.missing.append(url)
+        return True
 
     def run(self, sources: list[str], query: str, printings_by_oracle: dict[str, dict]) -> PageExtract:
-        """``printings_by_oracle``: for each Oracle card with rulings, the printing that stands for it."""
+        """``printings_by_oracle``: for each Oracle card with rulings, the printing that stands for it.
+        A page source whose pages robots.txt all kept casefile from is in ``left_out``."""
         s, result = self.settings, PageExtract()
+        asked: dict[str, int] = {}
+        fetched: dict[str, int] = {}
+
+        def fetch(source: str, url: str, origin: str, key: str) -> None:
+            asked[source] = asked.get(source, 0) + 1
+            fetched[source] = fetched.get(source, 0) + self._fetch(url, origin, key, result)
+
         if "wiki" in sources:
             url = wiki_page_for(query, s.wiki_url, s.wiki_page)
             if url:
-                self._fetch(url, "mtgwiki", query, result)
+                fetch("wiki", url, "mtgwiki", query)
             else:
                 log.info("no MTG wiki page is known for the query %s (set --wiki-page)", query)
         for oracle_id, printing in printings_by_oracle.items():
             if "listeblanche" in sources:
-                self._fetch(listeblanche_url(s.listeblanche_url, printing), "listeblanche", oracle_id, result)
+                fetch("listeblanche", listeblanche_url(s.listeblanche_url, printing), "listeblanche", oracle_id)
             if "scryfall-page" in sources:
                 url = scryfall_page_url(s.scryfall_web_url, printing)
                 if url:
-                    self._fetch(url, "scryfall-page", oracle_id, result)
+                    fetch("scryfall-page", url, "scryfall-page", oracle_id)
+        result.left_out = [source for source in sources if asked.get(source) and not fetched[source]]
         return result
