@@ -229,10 +229,27 @@ def test_the_crawl_delay_of_robots_txt_paces_the_pages_of_its_host(server, cli, 
     assert min(gaps) >= 2.0, gaps
 
 
-@pytest.mark.parametrize("robots", [b"User-agent: *\nDisallow: /carte/\n"])
+def test_a_crawl_delay_over_the_cap_leaves_the_host_alone_for_the_run(server, cli, data_dir):
+    """A robots.txt asking for a day between requests (constructed file): waiting would hold a
+    scheduled sync for a day per page, so none of its pages is asked, with one warning, and the
+    run ends at once (the cap: CASEFILE_MAX_CRAWL_DELAY, 60 s by default)."""
+    with FakeScryfall([], {}, {}) as pages:
+        pages.add_page("/robots.txt", b"User-agent: *\nCrawl-delay: 86400\n", content_type="text/plain")
+        result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,wiki,listeblanche",
+                     "--wiki-page", f"{pages.url}/page/Case", CASEFILE_LISTEBLANCHE_URL=pages.url)
+        assert result.returncode == 0, result.stderr
+        log, host = pages.requests, pages.url.split("//", 1)[1]
+    assert [r.path for r in log] == ["/robots.txt"]
+    [warning] = [line for line in result.stderr.splitlines() if "Crawl-delay" in line]
+    assert f"robots.txt of {host} asks for 86400 s between requests" in warning and "60 s" in warning
+    assert "disallows" not in result.stderr
+    assert rows(data_dir / "warehouse" / "casefile.duckdb", "SELECT sources FROM sync_run") == [("api",)]
+
+
+@pytest.mark.parametrize("robots", [b"User-agent: *\nCrawl-delay: 86400\n", b"User-agent: *\nDisallow: /carte/\n"])
 def test_a_source_robots_txt_now_keeps_casefile_from_keeps_its_rulings(server, cli, data_dir, robots):
     """listeblanche.fr's rulings of an earlier sync stay when its robots.txt (constructed) now
-    disallows its pages: the run is no view of that source."""
+    disallows its pages or asks a Crawl-delay over the cap: the run is no view of that source."""
     from conftest import FIXTURES
 
     db = data_dir / "warehouse" / "casefile.duckdb"

@@ -106,6 +106,7 @@ def page_plan(settings, sources: list[str], query: str, oracle_cards: int) -> Pa
 class PageExtract:
     fetched: int = 0
     missing: list[str] = field(default_factory=list)
+    # not fetched: robots.txt disallows them, or asks a Crawl-delay over max_crawl_delay_s
     disallowed: list[str] = field(default_factory=list)
     # the page sources that asked for pages and had none fetched for that reason: the run leaves
     # them out, so the warehouse keeps what earlier runs brought from them
@@ -144,13 +145,17 @@ class Robots:
         parser = self._parsers[base]
         return parser is None or _can_fetch(parser, self.user_agent, url)
 
-    def host_interval(self, url: str) -> float:
-        """The least time between two requests to ``url``'s host: the floor, or the Crawl-delay of
-        its robots.txt when that is longer (read by ``allowed`` first)."""
+    def crawl_delay(self, url: str) -> float:
+        """The Crawl-delay the robots.txt of ``url``'s host asks (read by ``allowed`` first), or 0."""
         parts = urlsplit(url)
         parser = self._parsers.get(f"{parts.scheme}://{parts.netloc}") if self.enabled else None
         delay = parser.crawl_delay(self.user_agent) if parser is not None else None
-        return max(self.interval, float(delay or 0))
+        return float(delay or 0)
+
+    def host_interval(self, url: str) -> float:
+        """The least time between two requests to ``url``'s host: the floor, or the Crawl-delay of
+        its robots.txt when that is longer (read by ``allowed`` first)."""
+        return max(self.interval, self.crawl_delay(url))
 
 
 _RULE_LINE = re.compile(r"^(\s*(?:allow|disallow)\s*:)(.*)$", re.IGNORECASE)
@@ -247,6 +252,7 @@ class PageExtractor:
     def __init__(self, transport, writer: RunWriter, settings, robots: bool, progress=None):
         self.transport, self.writer, self.settings, self.progress = transport, writer, settings, progress
         self.robots = Robots(transport, writer, settings.page_interval_s, robots, settings.user_agent)
+        self._too_slow: set[str] = set()  # the hosts whose Crawl-delay is over the cap, warned about
 
     def _fetch(self, url: str, origin: str, key: str, result: PageExtract) -> bool:
         """Fetch ``url`` unless its host's robots.txt keeps casefile from it; whether it was fetched."""
@@ -255,6 +261,15 @@ class PageExtractor:
             result.disallowed.append(url)
             return False
         host = urlsplit(url).netloc
+        delay, cap = self.robots.crawl_delay(url), self.settings.max_crawl_delay_s
+        if delay > cap:  # waiting so long between pages would hold a scheduled sync for hours
+            if host not in self._too_slow:
+                self._too_slow.add(host)
+                log.warning("robots.txt of %s asks for %g s between requests (Crawl-delay), more than the %g s "
+                            "casefile waits (CASEFILE_MAX_CRAWL_DELAY): none of its pages is fetched in this run",
+                            host, delay, cap)
+            result.disallowed.append(url)
+            return False
         response, _ = fetch_and_save(self.transport, self.writer, url, origin=origin, kind="page", key=key,
                                      pacing=[(f"host:{host}", self.robots.host_interval(url))], accept=HTML_ACCEPT)
         result.fetched += 1
