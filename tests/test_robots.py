@@ -1,12 +1,12 @@
 """robots.txt rules as RFC 9309 reads them: the longest match decides, Allow on a tie, "*" and "$"
-in paths (section 2.2.3). The robots.txt texts are constructed; live syncs that obey one are in
-tests/test_sync_live.py."""
+in paths (section 2.2.3); and its Crawl-delay in seconds. The robots.txt texts are constructed;
+live syncs that obey one are in tests/test_sync_live.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipeline.extract.pages import _can_fetch, read_robots
+from pipeline.extract.pages import _can_fetch, crawl_delay, read_robots
 
 AGENT = "casefile/0.1.0 (+ops@example.org)"
 
@@ -71,3 +71,18 @@ def test_the_group_of_the_user_agent_is_the_one_read():
     robots = "User-agent: casefile\nDisallow: /*/print$\n\nUser-agent: *\nDisallow: /\n"
     assert allowed(robots, "/carte/mkc/x")
     assert not allowed(robots, "/carte/mkc/print")
+
+
+@pytest.mark.parametrize("line, seconds", [
+    ("Crawl-delay: 5", 5.0),
+    ("Crawl-delay: 2.5", 3.0),  # never quicker than asked: rounded up to whole seconds
+    ("crawl-delay:0.2  # a fifth of a second", 1.0),
+    ("Crawl-delay: 86400.0", 86400.0),
+    ("Crawl-delay: 3.", 3.0),
+    ("Crawl-delay: " + "9" * 400, 1e12),  # past any wait: no overflow
+    ("Crawl-delay: " + "9" * 400 + ".5", 1e12),
+    ("Crawl-delay: soon", 0.0),
+    ("Crawl-delay: -5", 0.0),
+])
+def test_crawl_delay_in_seconds(line, seconds):
+    assert crawl_delay(read_robots(f"User-agent: *\n{line}\nDisallow: /private/\n"), AGENT) == seconds

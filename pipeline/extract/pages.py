@@ -12,6 +12,7 @@ import logging
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
@@ -149,8 +150,7 @@ class Robots:
         """The Crawl-delay the robots.txt of ``url``'s host asks (read by ``allowed`` first), or 0."""
         parts = urlsplit(url)
         parser = self._parsers.get(f"{parts.scheme}://{parts.netloc}") if self.enabled else None
-        delay = parser.crawl_delay(self.user_agent) if parser is not None else None
-        return float(delay or 0)
+        return crawl_delay(parser, self.user_agent) if parser is not None else 0.0
 
     def host_interval(self, url: str) -> float:
         """The least time between two requests to ``url``'s host: the floor, or the Crawl-delay of
@@ -160,6 +160,9 @@ class Robots:
 
 _RULE_LINE = re.compile(r"^(\s*(?:allow|disallow)\s*:)(.*)$", re.IGNORECASE)
 _KEPT_ESCAPE = re.compile(r"%(2[aA]|24|25)")
+_DELAY_LINE = re.compile(r"^(\s*crawl-delay\s*:\s*)(\d+\.\d*|\.\d+)(\s*(?:#.*)?)$", re.IGNORECASE)
+# A Crawl-delay beyond any wait casefile takes (its float would overflow past some 300 digits).
+_LONGEST_DELAY_S = 10 ** 12
 
 
 def _robots_lines(text: str) -> list[str]:
@@ -171,8 +174,13 @@ def _robots_lines(text: str) -> list[str]:
     literal ones (``_Pattern.of``)."""
     lines = []
     for line in text.splitlines():
-        match = _RULE_LINE.match(line)
-        lines.append(match.group(1) + _KEPT_ESCAPE.sub(r"%25\1", match.group(2)) if match else line)
+        rule, delay = _RULE_LINE.match(line), _DELAY_LINE.match(line)
+        if rule:
+            line = rule.group(1) + _KEPT_ESCAPE.sub(r"%25\1", rule.group(2))
+        elif delay:  # RobotFileParser reads whole seconds only: 2.5 would be no delay at all, 3 is enough
+            seconds = Decimal(delay.group(2)).to_integral_value(rounding=ROUND_CEILING)
+            line = f"{delay.group(1)}{seconds}{delay.group(3)}"
+        lines.append(line)
     return lines
 
 
@@ -183,6 +191,12 @@ def read_robots(text: str) -> RobotFileParser:
     parser = RobotFileParser()
     parser.parse(_robots_lines(text))
     return parser
+
+
+def crawl_delay(parser: RobotFileParser, user_agent: str) -> float:
+    """The Crawl-delay (s) a robots.txt read by ``read_robots`` asks of ``user_agent``, or 0; a
+    decimal one rounded up to whole seconds."""
+    return float(min(parser.crawl_delay(user_agent) or 0, _LONGEST_DELAY_S))
 
 
 @dataclass(frozen=True)
