@@ -8,6 +8,7 @@ the run goes on.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import unicodedata
@@ -238,6 +239,10 @@ class _Pattern:
         return path.find(last, position) >= 0
 
 
+# a robots.txt's rules are read once, not once for every page they are checked against
+_pattern = functools.lru_cache(maxsize=4096)(_Pattern.of)
+
+
 def _can_fetch(parser: RobotFileParser, user_agent: str, url: str) -> bool:
     """Whether robots.txt lets ``user_agent`` fetch ``url``, by RFC 9309's rules: in the group that
     applies, the rule whose path matches with the most octets decides, Allow on a tie; "*" in a
@@ -256,7 +261,7 @@ def _can_fetch(parser: RobotFileParser, user_agent: str, url: str) -> bool:
         return True
     best: tuple[int, bool] | None = None  # (octets, allowance) of the rule that decides so far
     for line in entry.rulelines:
-        pattern = _Pattern.of(line.path)
+        pattern = _pattern(line.path)
         if pattern.matches(path) and (best is None or (pattern.octets, line.allowance) > best):
             best = (pattern.octets, line.allowance)
     return best is None or best[1]
