@@ -81,6 +81,8 @@ def test_the_group_of_the_user_agent_is_the_one_read():
     ("Crawl-delay: 3.", 3.0),
     ("Crawl-delay: " + "9" * 400, 1e12),  # past any wait: no overflow
     ("Crawl-delay: " + "9" * 400 + ".5", 1e12),
+    ("Crawl-delay: " + "9" * 5000, 1e12),  # more digits than Python reads as an integer
+    ("Crawl-delay: 000000000000000000002", 2.0),
     ("Crawl-delay: soon", 0.0),
     ("Crawl-delay: -5", 0.0),
 ])

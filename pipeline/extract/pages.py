@@ -161,8 +161,9 @@ class Robots:
 
 _RULE_LINE = re.compile(r"^(\s*(?:allow|disallow)\s*:)(.*)$", re.IGNORECASE)
 _KEPT_ESCAPE = re.compile(r"%(2[aA]|24|25)")
-_DELAY_LINE = re.compile(r"^(\s*crawl-delay\s*:\s*)(\d+\.\d*|\.\d+)(\s*(?:#.*)?)$", re.IGNORECASE)
-# A Crawl-delay beyond any wait casefile takes (its float would overflow past some 300 digits).
+_DELAY_LINE = re.compile(r"^(\s*crawl-delay\s*:\s*)(\d+(?:\.\d*)?|\.\d+)(\s*(?:#.*)?)$", re.IGNORECASE)
+# A Crawl-delay beyond any wait casefile takes: longer ones are read as this (Python reads no
+# integer of over 4,300 digits, nor a float of over some 300).
 _LONGEST_DELAY_S = 10 ** 12
 
 
@@ -179,7 +180,9 @@ def _robots_lines(text: str) -> list[str]:
         if rule:
             line = rule.group(1) + _KEPT_ESCAPE.sub(r"%25\1", rule.group(2))
         elif delay:  # RobotFileParser reads whole seconds only: 2.5 would be no delay at all, 3 is enough
-            seconds = Decimal(delay.group(2)).to_integral_value(rounding=ROUND_CEILING)
+            whole = delay.group(2).split(".")[0].lstrip("0")
+            seconds = _LONGEST_DELAY_S if len(whole) > 12 else \
+                int(Decimal(delay.group(2)).to_integral_value(rounding=ROUND_CEILING))
             line = f"{delay.group(1)}{seconds}{delay.group(3)}"
         lines.append(line)
     return lines
@@ -197,7 +200,7 @@ def read_robots(text: str) -> RobotFileParser:
 def crawl_delay(parser: RobotFileParser, user_agent: str) -> float:
     """The Crawl-delay (s) a robots.txt read by ``read_robots`` asks of ``user_agent``, or 0; a
     decimal one rounded up to whole seconds."""
-    return float(min(parser.crawl_delay(user_agent) or 0, _LONGEST_DELAY_S))
+    return float(parser.crawl_delay(user_agent) or 0)
 
 
 @dataclass(frozen=True)
