@@ -36,6 +36,9 @@ SEARCH_INTERVAL_S = 0.5
 API_INTERVAL_S = 0.1
 # Web pages (wiki, listeblanche.fr, scryfall.com card pages): one request per host per second.
 PAGE_INTERVAL_S = 1.0
+# The longest Crawl-delay a robots.txt may ask and have its host's pages fetched: a host asking
+# more is left alone for the run (a day between pages would stall a scheduled sync for days).
+MAX_CRAWL_DELAY_S = 60.0
 # How long `casefile prune` keeps every run, unless told (--keep-days).
 DEFAULT_KEEP_DAYS = 30
 # Below this DuckDB cannot load even the bundled sample (50 MB fails, 100 MB works).
@@ -71,6 +74,7 @@ class Settings:
     search_interval_s: float = SEARCH_INTERVAL_S
     api_interval_s: float = API_INTERVAL_S
     page_interval_s: float = PAGE_INTERVAL_S
+    max_crawl_delay_s: float = MAX_CRAWL_DELAY_S
     connect_timeout_s: float = 10.0
     read_timeout_s: float = 60.0
     # Attempts per request on 5xx, connection errors, truncated or invalid bodies (1 try + retries).
@@ -207,14 +211,16 @@ def validate(settings: Settings) -> Settings:
         raise ConfigError("retry-after bounds must satisfy 0 <= min <= max")
     if settings.max_bytes < 1024 or settings.max_bulk_bytes < 1024:
         raise ConfigError("max_bytes and max_bulk_bytes must be at least 1024")
-    for name in ("connect_timeout_s", "read_timeout_s", "backoff_base_s", "backoff_max_s", "reader_wait_s"):
+    for name in ("connect_timeout_s", "read_timeout_s", "backoff_base_s", "backoff_max_s", "reader_wait_s",
+                 "max_crawl_delay_s"):
         if getattr(settings, name) < 0:
             raise ConfigError(f"{name} may not be negative")
     for name in ("connect_timeout_s", "read_timeout_s"):
         if getattr(settings, name) == 0:
             raise ConfigError(f"{name} must be more than 0 s")
     for name in ("search_interval_s", "api_interval_s", "page_interval_s", "connect_timeout_s", "read_timeout_s",
-                 "backoff_base_s", "backoff_max_s", "retry_after_min_s", "retry_after_max_s", "reader_wait_s"):
+                 "backoff_base_s", "backoff_max_s", "retry_after_min_s", "retry_after_max_s", "reader_wait_s",
+                 "max_crawl_delay_s"):
         if getattr(settings, name) > MAX_WAIT_S:
             raise ConfigError(f"{name} may not be over {MAX_WAIT_S:.0f} s (a day)")
     if settings.memory_limit_mb and settings.memory_limit_mb < MIN_MEMORY_LIMIT_MB:
@@ -278,7 +284,8 @@ def from_env(env=None, data_dir: Path | None = None) -> Settings:
                             ("backoff_max_s", "CASEFILE_BACKOFF_MAX"),
                             ("read_timeout_s", "CASEFILE_READ_TIMEOUT"),
                             ("connect_timeout_s", "CASEFILE_CONNECT_TIMEOUT"),
-                            ("reader_wait_s", "CASEFILE_READER_WAIT")]:
+                            ("reader_wait_s", "CASEFILE_READER_WAIT"),
+                            ("max_crawl_delay_s", "CASEFILE_MAX_CRAWL_DELAY")]:
         number = _env_float(env, var)
         if number is not None:
             values[field_name] = number

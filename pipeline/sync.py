@@ -197,8 +197,12 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
             extracted = api.run(plan.query, plan.include_multilingual, first=first)
             if set(plan.sources) - {"api"}:
                 stands_for = {oid: extracted.stands_for[oid] for oid in extracted.with_rulings}
-                PageExtractor(plan.transport, writer, settings, robots=plan.mode == "live", progress=progress).run(
-                    plan.sources, plan.query, stands_for)
+                pages = PageExtractor(plan.transport, writer, settings, robots=plan.mode == "live",
+                                      progress=progress).run(plan.sources, plan.query, stands_for)
+                if pages.left_out:  # the run is then no view of them: the warehouse keeps their pages
+                    log.warning("robots.txt let no page of %s be fetched: left out of this run, its rulings "
+                                "from earlier runs are kept", ", ".join(pages.left_out))
+                    writer.update_meta({"sources": [s for s in plan.sources if s not in pages.left_out]})
         if chosen != meta["plan"]:
             writer.update_meta({"plan": chosen})
         traffic = _traffic(plan.transport)

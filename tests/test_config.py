@@ -47,6 +47,8 @@ CARDS, RULINGS, SETS = sample_api_data()
     ("CASEFILE_BACKOFF_MAX", "1e12", "backoff_max_s may not be over 86400 s"),  # Python cannot sleep so long
     ("CASEFILE_RETRY_AFTER_MAX", "100000", "retry_after_max_s may not be over"),
     ("CASEFILE_READER_WAIT", "1e10", "reader_wait_s may not be over"),
+    ("CASEFILE_MAX_CRAWL_DELAY", "-1", "max_crawl_delay_s may not be negative"),
+    ("CASEFILE_MAX_CRAWL_DELAY", "1e6", "max_crawl_delay_s may not be over"),
 ])
 def test_a_bad_setting_is_refused_by_name(tmp_path, name, value, message):
     with pytest.raises(ConfigError, match=message):
@@ -128,3 +130,8 @@ def test_running_out_of_memory_is_exit_78_and_the_fetched_run_is_loaded_by_the_n
     monkeypatch.delenv("CASEFILE_MEMORY_LIMIT_MB")
     assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
     assert run.run_id in {row[0] for row in loaded_runs(data_dir)}
+
+
+def test_the_crawl_delay_cap_is_a_setting(tmp_path):
+    assert from_env({"CASEFILE_DATA_DIR": str(tmp_path)}).max_crawl_delay_s == config.MAX_CRAWL_DELAY_S == 60
+    assert from_env({"CASEFILE_DATA_DIR": str(tmp_path), "CASEFILE_MAX_CRAWL_DELAY": "300"}).max_crawl_delay_s == 300

@@ -229,6 +229,48 @@ def test_the_crawl_delay_of_robots_txt_paces_the_pages_of_its_host(server, cli, 
     assert min(gaps) >= 2.0, gaps
 
 
+def test_a_crawl_delay_over_the_cap_leaves_the_host_alone_for_the_run(server, cli, data_dir):
+    """A robots.txt asking for a day between requests (constructed file): waiting would hold a
+    scheduled sync for a day per page, so none of its pages is asked, with one warning, and the
+    run ends at once (the cap: CASEFILE_MAX_CRAWL_DELAY, 60 s by default)."""
+    with FakeScryfall([], {}, {}) as pages:
+        pages.add_page("/robots.txt", b"User-agent: *\nCrawl-delay: 86400\n", content_type="text/plain")
+        result = cli("sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,wiki,listeblanche",
+                     "--wiki-page", f"{pages.url}/page/Case", CASEFILE_LISTEBLANCHE_URL=pages.url)
+        assert result.returncode == 0, result.stderr
+        log, host = pages.requests, pages.url.split("//", 1)[1]
+    assert [r.path for r in log] == ["/robots.txt"]
+    [warning] = [line for line in result.stderr.splitlines() if "Crawl-delay" in line]
+    assert f"robots.txt of {host} asks for 86400 s between requests" in warning and "60 s" in warning
+    assert "disallows" not in result.stderr
+    assert rows(data_dir / "warehouse" / "casefile.duckdb", "SELECT sources FROM sync_run") == [("api",)]
+
+
+@pytest.mark.parametrize("robots", [b"User-agent: *\nCrawl-delay: 86400\n", b"User-agent: *\nDisallow: /carte/\n"])
+def test_a_source_robots_txt_now_keeps_casefile_from_keeps_its_rulings(server, cli, data_dir, robots):
+    """listeblanche.fr's rulings of an earlier sync stay when its robots.txt (constructed) now
+    disallows its pages or asks a Crawl-delay over the cap: the run is no view of that source."""
+    from conftest import FIXTURES
+
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    args = ["sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,listeblanche"]
+    sightings = "SELECT origin, count(*) FROM ruling_sighting GROUP BY ALL ORDER BY ALL"
+    with FakeScryfall([], {}, {}) as pages:
+        lb = "listeblanche_mkc_case-of-the-shifting-visage-mkc-19.html"
+        pages.add_page("/carte/mkc/case-of-the-shifting-visage-mkc-19", (FIXTURES / "pages" / lb).read_bytes())
+        assert cli(*args, CASEFILE_LISTEBLANCHE_URL=pages.url).returncode == 0  # robots.txt: 404
+        before = rows(db, sightings)
+        assert before == [("listeblanche", 16), ("scryfall-api", 16)]
+        pages.add_page("/robots.txt", robots, content_type="text/plain")
+        result = cli(*args, CASEFILE_LISTEBLANCHE_URL=pages.url)
+        assert result.returncode == 0, result.stderr
+        assert [r.path for r in pages.requests][-1] == "/robots.txt"
+    assert "robots.txt let no page of listeblanche be fetched" in result.stderr
+    assert rows(db, sightings) == before
+    assert cli("rebuild").returncode == 0  # a rebuild reads the views alike
+    assert rows(db, sightings) == before
+
+
 @pytest.mark.parametrize("content_type, meta", [
     ("text/html; charset=windows-1252", ""),  # the header alone says how the bytes read
     ("text/html", '<meta charset="iso-8859-1">\n'),  # browsers read this label as windows-1252
@@ -276,6 +318,14 @@ def test_robots_txt_rules_are_matched_longest_path_first(server, cli, data_dir):
     common shape): the longer Disallow decides for /carte/ pages (RFC 9309), whatever the order."""
     log = _sync_mkc_pages(server, cli, b"User-agent: *\nAllow: /\nDisallow: /carte/\n")
     assert [r.path for r in log] == ["/robots.txt", "/page/Case"]  # allowed by "Allow: /", the only rule that matches
+
+
+def test_robots_txt_wildcards_and_end_anchors_are_obeyed(server, cli, data_dir):
+    """A robots.txt whose rules use "*" and "$" (RFC 9309; a constructed file): the card pages are
+    disallowed through a wildcard, and "Allow: /page/*$" cannot save them."""
+    log = _sync_mkc_pages(server, cli, b"User-agent: *\nDisallow: /carte/*/case-of-\nDisallow: /*.php$\n"
+                                       b"Allow: /page/*$\n")
+    assert [r.path for r in log] == ["/robots.txt", "/page/Case"]
 
 
 class _WarnsOnSearch(FakeScryfall):

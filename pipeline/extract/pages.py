@@ -10,10 +10,12 @@ handled as a failed answer (5xx), retried, then kept in quarantine/ as the run f
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING, Callable
 from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
@@ -167,7 +169,11 @@ def page_plan(settings, sources: list[str], query: str, oracle_cards: int) -> Pa
 class PageExtract:
     fetched: int = 0
     missing: list[str] = field(default_factory=list)
+    # not fetched: robots.txt disallows them, or asks a Crawl-delay over max_crawl_delay_s
     disallowed: list[str] = field(default_factory=list)
+    # the page sources that asked for pages and had none fetched for that reason: the run leaves
+    # them out, so the warehouse keeps what earlier runs brought from them
+    left_out: list[str] = field(default_factory=list)
 
 
 class Robots:
@@ -193,9 +199,8 @@ class Robots:
                                          accept=ROBOTS_ACCEPT)
             parser = None
             if response.status == 200:
-                parser = RobotFileParser()
                 # utf-8-sig: a byte order mark left in the first line would hide its User-agent
-                parser.parse(response.body.decode("utf-8-sig", "replace").splitlines())
+                parser = read_robots(response.body.decode("utf-8-sig", "replace"))
             elif response.status in (401, 403):
                 parser = RobotFileParser()
                 parser.disallow_all = True
@@ -203,48 +208,153 @@ class Robots:
         parser = self._parsers[base]
         return parser is None or _can_fetch(parser, self.user_agent, url)
 
+    def crawl_delay(self, url: str) -> float:
+        """The Crawl-delay the robots.txt of ``url``'s host asks (read by ``allowed`` first), or 0."""
+        parts = urlsplit(url)
+        parser = self._parsers.get(f"{parts.scheme}://{parts.netloc}") if self.enabled else None
+        return crawl_delay(parser, self.user_agent) if parser is not None else 0.0
+
     def host_interval(self, url: str) -> float:
         """The least time between two requests to ``url``'s host: the floor, or the Crawl-delay of
         its robots.txt when that is longer (read by ``allowed`` first)."""
-        parts = urlsplit(url)
-        parser = self._parsers.get(f"{parts.scheme}://{parts.netloc}") if self.enabled else None
-        delay = parser.crawl_delay(self.user_agent) if parser is not None else None
-        return max(self.interval, float(delay or 0))
+        return max(self.interval, self.crawl_delay(url))
+
+
+_RULE_LINE = re.compile(r"^(\s*(?:allow|disallow)\s*:)(.*)$", re.IGNORECASE)
+_KEPT_ESCAPE = re.compile(r"%(2[aA]|24|25)")
+_DELAY_LINE = re.compile(r"^(\s*crawl-delay\s*:\s*)(\d+(?:\.\d*)?|\.\d+)(\s*(?:#.*)?)$", re.IGNORECASE)
+# A Crawl-delay beyond any wait casefile takes: longer ones are read as this (Python reads no
+# integer of over 4,300 digits, nor a float of over some 300).
+_LONGEST_DELAY_S = 10 ** 12
+
+
+def _robots_lines(text: str) -> list[str]:
+    """The lines of a robots.txt for RobotFileParser.parse, with the paths of its rules escaped so
+    that their wildcards can be told from the characters the file escaped (RFC 9309, 2.2.3: "*"
+    is a wildcard, "%2A" a literal asterisk). parse decodes each path and RuleLine quotes it again,
+    which would make both "%2A"; a "%2A", "%24" or "%25" in a rule is escaped once more here, so a
+    parsed rule's path, decoded once, holds the file's own "*" and "$" and, escaped still, the
+    literal ones (``_Pattern.of``)."""
+    lines = []
+    for line in text.splitlines():
+        rule, delay = _RULE_LINE.match(line), _DELAY_LINE.match(line)
+        if rule:
+            line = rule.group(1) + _KEPT_ESCAPE.sub(r"%25\1", rule.group(2))
+        elif delay:  # RobotFileParser reads whole seconds only: 2.5 would be no delay at all, 3 is enough
+            whole = delay.group(2).split(".")[0].lstrip("0")
+            seconds = _LONGEST_DELAY_S if len(whole) > 12 else \
+                int(Decimal(delay.group(2)).to_integral_value(rounding=ROUND_CEILING))
+            line = f"{delay.group(1)}{seconds}{delay.group(3)}"
+        lines.append(line)
+    return lines
+
+
+def read_robots(text: str) -> RobotFileParser:
+    """A robots.txt read for ``_can_fetch`` and ``Robots.host_interval``."""
+    from urllib.robotparser import RobotFileParser
+
+    parser = RobotFileParser()
+    parser.parse(_robots_lines(text))
+    return parser
+
+
+def crawl_delay(parser: RobotFileParser, user_agent: str) -> float:
+    """The Crawl-delay (s) a robots.txt read by ``read_robots`` asks of ``user_agent``, or 0; a
+    decimal one rounded up to whole seconds."""
+    return float(parser.crawl_delay(user_agent) or 0)
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    """A rule's path as RFC 9309 reads it: the literal text between its "*" wildcards (decoded),
+    whether a final "$" anchors it to the end of the URL's path, and its length in octets."""
+
+    pieces: tuple[str, ...]
+    anchored: bool
+    octets: int
+
+    @classmethod
+    def of(cls, rule_path: str) -> "_Pattern":
+        text = unquote(rule_path)  # RuleLine's own quoting undone (see _robots_lines)
+        anchored = text.endswith("$")
+        if anchored:
+            text = text[:-1]
+        pieces = tuple(unquote(piece) for piece in text.split("*"))
+        return cls(pieces, anchored, sum(len(p.encode("utf-8")) for p in pieces) + len(pieces) - 1 + anchored)
+
+    def matches(self, path: str) -> bool:
+        """Whether the pattern matches ``path`` from its start: each piece at the earliest place
+        after the one before (taking the earliest never loses a match), the last at the end
+        when anchored. No backtracking, however many wildcards a rule has."""
+        first, *rest = self.pieces
+        if not path.startswith(first):
+            return False
+        if not rest:
+            return not self.anchored or len(path) == len(first)
+        position = len(first)
+        *middle, last = rest
+        for piece in middle:
+            found = path.find(piece, position)
+            if found < 0:
+                return False
+            position = found + len(piece)
+        if self.anchored:
+            return len(path) - len(last) >= position and path.endswith(last)
+        return path.find(last, position) >= 0
+
+
+# a robots.txt's rules are read once, not once for every page they are checked against
+_pattern = functools.lru_cache(maxsize=4096)(_Pattern.of)
 
 
 def _can_fetch(parser: RobotFileParser, user_agent: str, url: str) -> bool:
-    """Whether robots.txt lets ``user_agent`` fetch ``url``, by RFC 9309's rule: in the group that
-    applies, the longest matching path decides, Allow on a tie. (The standard library lets the
-    first matching line decide, so "Allow: /" before "Disallow: /carte/" allowed every page.)"""
+    """Whether robots.txt lets ``user_agent`` fetch ``url``, by RFC 9309's rules: in the group that
+    applies, the rule whose path matches with the most octets decides, Allow on a tie; "*" in a
+    path matches any characters, and "$" at its end the end of the URL's path. (The standard
+    library lets the first matching line decide, so "Allow: /" before "Disallow: /carte/" allowed
+    every page, and it reads "*" and "$" as the characters themselves.) ``parser``: from
+    ``read_robots``."""
     if parser.disallow_all:
         return False
     if parser.allow_all:
         return True
-    parts = urlsplit(unquote(url))
-    path = quote(urlunsplit(("", "", parts.path, parts.query, ""))) or "/"
+    parts = urlsplit(url)
+    path = unquote(urlunsplit(("", "", parts.path, parts.query, ""))) or "/"
     entry = next((e for e in parser.entries if e.applies_to(user_agent)), parser.default_entry)
     if entry is None:
         return True
-    best = None
+    best: tuple[int, bool] | None = None  # (octets, allowance) of the rule that decides so far
     for line in entry.rulelines:
-        if line.applies_to(path) and (best is None or len(line.path) > len(best.path)
-                                      or (len(line.path) == len(best.path) and line.allowance)):
-            best = line
-    return best is None or best.allowance
+        pattern = _pattern(line.path)
+        if pattern.matches(path) and (best is None or (pattern.octets, line.allowance) > best):
+            best = (pattern.octets, line.allowance)
+    return best is None or best[1]
 
 
 class PageExtractor:
     def __init__(self, transport, writer: RunWriter, settings, robots: bool, progress=None):
         self.transport, self.writer, self.settings, self.progress = transport, writer, settings, progress
         self.robots = Robots(transport, writer, settings.page_interval_s, robots, settings.user_agent)
+        self._too_slow: set[str] = set()  # the hosts whose Crawl-delay is over the cap, warned about
 
     def _fetch(self, url: str, origin: str, key: str, result: PageExtract,
-               expected: list[str] | str | None) -> None:
+               expected: list[str] | str | None) -> bool:
+        """Fetch ``url`` unless its host's robots.txt keeps casefile from it; whether it was fetched.
+        ``expected``: the card's names (or the wiki page's title) the page must show (``page_check``)."""
         if not self.robots.allowed(url, origin):
             log.warning("robots.txt disallows %s; not fetched", url)
             result.disallowed.append(url)
-            return
+            return False
         host = urlsplit(url).netloc
+        delay, cap = self.robots.crawl_delay(url), self.settings.max_crawl_delay_s
+        if delay > cap:  # waiting so long between pages would hold a scheduled sync for hours
+            if host not in self._too_slow:
+                self._too_slow.add(host)
+                log.warning("robots.txt of %s asks for %g s between requests (Crawl-delay), more than the %g s "
+                            "casefile waits (CASEFILE_MAX_CRAWL_DELAY): none of its pages is fetched in this run",
+                            host, delay, cap)
+            result.disallowed.append(url)
+            return False
         response, _ = fetch_and_save(self.transport, self.writer, url, origin=origin, kind="page", key=key,
                                      pacing=[(f"host:{host}", self.robots.host_interval(url))], accept=HTML_ACCEPT,
                                      check_body=page_check(origin, url, expected))
@@ -263,22 +373,32 @@ class PageExtractor:
         elif response.status != 200:
             log.warning("%s answered %s; recorded, no rulings read from it", url, response.status)
             result.missing.append(url)
+        return True
 
     def run(self, sources: list[str], query: str, printings_by_oracle: dict[str, dict]) -> PageExtract:
-        """``printings_by_oracle``: for each Oracle card with rulings, the printing that stands for it."""
+        """``printings_by_oracle``: for each Oracle card with rulings, the printing that stands for it.
+        A page source whose pages robots.txt all kept casefile from is in ``left_out``."""
         s, result = self.settings, PageExtract()
+        asked: dict[str, int] = {}
+        fetched: dict[str, int] = {}
+
+        def fetch(source: str, url: str, origin: str, key: str, expected: list[str] | str | None) -> None:
+            asked[source] = asked.get(source, 0) + 1
+            fetched[source] = fetched.get(source, 0) + self._fetch(url, origin, key, result, expected)
+
         if "wiki" in sources:
             url = wiki_page_for(query, s.wiki_url, s.wiki_page)
             if url:
-                self._fetch(url, "mtgwiki", query, result, wiki_title(url))
+                fetch("wiki", url, "mtgwiki", query, wiki_title(url))
             else:
                 log.info("no MTG wiki page is known for the query %s (set --wiki-page)", query)
         for oracle_id, printing in printings_by_oracle.items():
             if "listeblanche" in sources:
-                self._fetch(listeblanche_url(s.listeblanche_url, printing), "listeblanche", oracle_id, result,
-                            card_names(printing))
+                fetch("listeblanche", listeblanche_url(s.listeblanche_url, printing), "listeblanche", oracle_id,
+                      card_names(printing))
             if "scryfall-page" in sources:
                 url = scryfall_page_url(s.scryfall_web_url, printing)
                 if url:
-                    self._fetch(url, "scryfall-page", oracle_id, result, card_names(printing))
+                    fetch("scryfall-page", url, "scryfall-page", oracle_id, card_names(printing))
+        result.left_out = [source for source in sources if asked.get(source) and not fetched[source]]
         return result
