@@ -197,8 +197,12 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
             extracted = api.run(plan.query, plan.include_multilingual, first=first)
             if set(plan.sources) - {"api"}:
                 stands_for = {oid: extracted.stands_for[oid] for oid in extracted.with_rulings}
-                pages = PageExtractor(plan.transport, writer, settings, robots=plan.mode == "live",
-                                      progress=progress).run(plan.sources, plan.query, stands_for)
+                replayed = plan.transport.run.meta if isinstance(plan.transport, ReplayTransport) else {}
+                pages = PageExtractor(plan.transport, writer, settings, robots=plan.mode == "live", progress=progress,
+                                      not_fetched=replayed.get("not_fetched") or ()).run(
+                    plan.sources, plan.query, stands_for)
+                if pages.disallowed:  # a replay of the run skips them as it did (robots.txt is not read offline)
+                    writer.update_meta({"not_fetched": pages.disallowed})
                 if pages.left_out:  # the run is then no view of them: the warehouse keeps their pages
                     log.warning("robots.txt let no page of %s be fetched: left out of this run, its rulings "
                                 "from earlier runs are kept", ", ".join(pages.left_out))

@@ -440,3 +440,39 @@ def test_a_page_the_site_refuses_fails_the_run_and_a_gone_page_is_missing(server
         assert _warehouse_state(db) == state
     else:
         assert rows(db, sightings) == [(0,)]
+
+
+def test_a_live_run_robots_txt_kept_from_a_page_replays_offline(server, cli, data_dir):
+    """robots.txt disallows one card's listeblanche.fr page and lets the others be fetched: the run
+    records the page it did not fetch, and `sync --offline` of that run skips it as the run did
+    (before, the replay asked the recording for it and failed, exit 2: "holds no response")."""
+    import json
+
+    from conftest import FIXTURES
+
+    with FakeScryfall([], {}, {}) as pages:
+        pages.add_page("/robots.txt", b"User-agent: *\nDisallow: /carte/mkm/case-of-the-burning-masks\n",
+                       content_type="text/plain")
+        for name in ("listeblanche_mkm_case-of-the-filched-falcon-mkm-44.html",
+                     "listeblanche_mkm_case-of-the-burning-masks-mkm-113.html"):
+            path = "/carte/mkm/" + name.removeprefix("listeblanche_mkm_").removesuffix(".html")
+            pages.add_page(path, (FIXTURES / "pages" / name).read_bytes())
+        result = cli("sync", "--api-url", server.url, "--sources", "api,listeblanche",
+                     CASEFILE_LISTEBLANCHE_URL=pages.url)
+        asked = [r.path for r in pages.requests]
+        site = pages.url
+        skipped = f"{site}/carte/mkm/case-of-the-burning-masks-mkm-113"
+    assert result.returncode == 0, result.stderr
+    assert "/carte/mkm/case-of-the-filched-falcon-mkm-44" in asked
+    assert not any("burning-masks" in path for path in asked)
+    [run] = [p for p in (data_dir / "raw").iterdir() if (p / "run.json").exists()]
+    assert json.loads((run / "run.json").read_text())["not_fetched"] == [skipped]
+    live = rows(data_dir / "warehouse" / "casefile.duckdb",
+                "SELECT origin, count(*) FROM ruling_sighting GROUP BY ALL ORDER BY ALL")
+
+    replay = cli("sync", "--offline", str(run), CASEFILE_LISTEBLANCHE_URL=site)  # the run's options, no network
+    assert replay.returncode == 0, replay.stderr
+    assert rows(data_dir / "warehouse" / "casefile.duckdb",
+                "SELECT origin, count(*) FROM ruling_sighting GROUP BY ALL ORDER BY ALL") == live
+    [replayed] = [p for p in (data_dir / "raw").iterdir() if p != run and (p / "run.json").exists()]
+    assert json.loads((replayed / "run.json").read_text())["not_fetched"] == [skipped]

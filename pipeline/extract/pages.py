@@ -14,6 +14,7 @@ import functools
 import logging
 import re
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING, Callable
@@ -332,15 +333,23 @@ def _can_fetch(parser: RobotFileParser, user_agent: str, url: str) -> bool:
 
 
 class PageExtractor:
-    def __init__(self, transport, writer: RunWriter, settings, robots: bool, progress=None):
+    def __init__(self, transport, writer: RunWriter, settings, robots: bool, progress=None,
+                 not_fetched: Collection[str] = ()):
+        """``not_fetched`` (a replay): the pages the recorded run did not fetch because robots.txt
+        kept it from them (its ``not_fetched``); the replay skips them as the run did."""
         self.transport, self.writer, self.settings, self.progress = transport, writer, settings, progress
         self.robots = Robots(transport, writer, settings.page_interval_s, robots, settings.user_agent)
+        self.not_fetched = frozenset(not_fetched)
         self._too_slow: set[str] = set()  # the hosts whose Crawl-delay is over the cap, warned about
 
     def _fetch(self, url: str, origin: str, key: str, result: PageExtract,
                expected: list[str] | str | None) -> bool:
         """Fetch ``url`` unless its host's robots.txt keeps casefile from it; whether it was fetched.
         ``expected``: the card's names (or the wiki page's title) the page must show (``page_check``)."""
+        if url in self.not_fetched:
+            log.info("%s was not fetched by the recorded run (robots.txt); not replayed", url)
+            result.disallowed.append(url)
+            return False
         if not self.robots.allowed(url, origin):
             log.warning("robots.txt disallows %s; not fetched", url)
             result.disallowed.append(url)
