@@ -271,6 +271,35 @@ def test_a_source_robots_txt_now_keeps_casefile_from_keeps_its_rulings(server, c
     assert rows(db, sightings) == before
 
 
+@pytest.mark.parametrize("fault", [{"kind": "status", "status": 503}, {"kind": "reset"}])
+def test_a_robots_txt_that_cannot_be_read_keeps_casefile_from_its_host_and_the_run_goes_on(
+        server, cli, data_dir, fault):
+    """robots.txt answers 503, or the connection is reset, after every attempt: RFC 9309 has a
+    crawler take that for a complete disallow. No page of the host is asked, the source is left out
+    of the run (its earlier rulings stay) and the API's data loads (before: the run failed, 75)."""
+    from conftest import FIXTURES
+
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    args = ["sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,listeblanche"]
+    env = {"CASEFILE_MAX_ATTEMPTS": "2", "CASEFILE_BACKOFF_BASE": "0.01", "CASEFILE_BACKOFF_MAX": "0.05"}
+    sightings = "SELECT origin, count(*) FROM ruling_sighting GROUP BY ALL ORDER BY ALL"
+    with FakeScryfall([], {}, {}) as pages:
+        lb = "listeblanche_mkc_case-of-the-shifting-visage-mkc-19.html"
+        pages.add_page("/carte/mkc/case-of-the-shifting-visage-mkc-19", (FIXTURES / "pages" / lb).read_bytes())
+        assert cli(*args, CASEFILE_LISTEBLANCHE_URL=pages.url, **env).returncode == 0  # robots.txt: 404
+        before = rows(db, sightings)
+        pages.clear_log()
+        pages.add_fault("/robots.txt", fault["kind"], times=None, **{k: v for k, v in fault.items() if k != "kind"})
+        result = cli(*args, CASEFILE_LISTEBLANCHE_URL=pages.url, **env)
+        asked = [r.path for r in pages.requests]
+    assert result.returncode == 0, result.stderr
+    assert asked == ["/robots.txt", "/robots.txt"]
+    assert "robots.txt of 127.0.0.1" in result.stderr and "could not be read" in result.stderr
+    assert "robots.txt let no page of listeblanche be fetched" in result.stderr
+    assert rows(db, sightings) == before
+    assert rows(db, "SELECT sources FROM sync_run ORDER BY run_id") == [("api,listeblanche",), ("api",)]
+
+
 @pytest.mark.parametrize("content_type, meta", [
     ("text/html; charset=windows-1252", ""),  # the header alone says how the bytes read
     ("text/html", '<meta charset="iso-8859-1">\n'),  # browsers read this label as windows-1252

@@ -20,7 +20,7 @@ from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING, Callable
 from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
-from ..errors import ParseError, SourceUnavailable, UnrecognizedPage
+from ..errors import Aborted, LockBusy, ParseError, SourceUnavailable, TryAgainLater, UnrecognizedPage
 from ..wire import HTML_ACCEPT, BodyProblem
 from ..rawstore import RunWriter
 from .fetch import fetch_and_save
@@ -195,11 +195,24 @@ class Robots:
         base = f"{parts.scheme}://{parts.netloc}"
         if base not in self._parsers:
             robots_url = f"{base}/robots.txt"
-            response, _ = fetch_and_save(self.transport, self.writer, robots_url, origin=origin, kind="robots",
-                                         key=parts.netloc, pacing=[(f"host:{parts.netloc}", self.interval)],
-                                         accept=ROBOTS_ACCEPT)
+            try:
+                response, _ = fetch_and_save(self.transport, self.writer, robots_url, origin=origin, kind="robots",
+                                             key=parts.netloc, pacing=[(f"host:{parts.netloc}", self.interval)],
+                                             accept=ROBOTS_ACCEPT)
+            except TryAgainLater as exc:
+                if isinstance(exc, (Aborted, LockBusy)):
+                    raise
+                # 5xx, 429 or no connection after every attempt: RFC 9309 (2.3.1.4) has a crawler
+                # take an unreachable robots.txt for a complete disallow; the run goes on without
+                # the host's pages, and a source with none fetched keeps its earlier rulings
+                log.warning("robots.txt of %s could not be read (%s): none of its pages is fetched in this run",
+                            parts.netloc, exc)
+                response = None
             parser = None
-            if response.status == 200:
+            if response is None:
+                parser = RobotFileParser()
+                parser.disallow_all = True
+            elif response.status == 200:
                 # utf-8-sig: a byte order mark left in the first line would hide its User-agent
                 parser = read_robots(response.body.decode("utf-8-sig", "replace"))
             elif response.status in (401, 403):
