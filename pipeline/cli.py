@@ -290,16 +290,20 @@ def rebuild(ctx: Context) -> None:
     from .sync import rebuild as run_rebuild
 
     progress = logs.Progress(logs.wants_progress(ctx.log_format, ctx.verbosity))
+    left_out: list[str] = []
     try:
         with timing.recording() as timings:
-            results = run_rebuild(ctx.settings, progress=progress)
+            results = run_rebuild(ctx.settings, progress=progress, left_out=left_out)
     finally:
         progress.close()
     last = results[-1].tables.get("_rows", {}) if results else {}
     text = (f"rebuilt {ctx.settings.warehouse_path} from {len(results)} run(s): "
             f"{last.get('card', 0)} cards, {last.get('ruling', 0)} rulings")
+    if left_out:
+        text += (f"; left out {len(left_out)} run(s) the old warehouse was loaded from that "
+                 f"{ctx.settings.raw_dir} lacks: {', '.join(left_out)}")
     ctx.emit(text, {"event": "rebuild", "runs": [r.run_id for r in results], "rows": last,
-                    "timings_s": timing.rounded(timings)})
+                    "left_out": left_out, "timings_s": timing.rounded(timings)})
 
 
 @main_group.command()

@@ -2,7 +2,8 @@
 
 Reads only (the raw store's files, a read-only warehouse connection); ``--online`` asks each
 source one small question through extract/probe.py (the API nothing inside a 429 cool-down, and
-a 429 it answers is remembered, as a sync does). Each finding is ok, warn or fail; the exit code
+a 429 it answers is remembered, as a sync does). A warehouse loaded from runs that data/raw/ no
+longer holds fails (78, ``lost.py``), as the next load would refuse. Each finding is ok, warn or fail; the exit code
 is that of the worst failure (78 config, 65 data, 69 unreachable, 75 the warehouse busy or
 Scryfall's cool-down).
 """
@@ -19,6 +20,7 @@ from .config import Settings
 from .errors import (EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_TEMPFAIL, EXIT_UNAVAILABLE, CasefileError,
                      ConfigError, NoWarehouse, damaged_warehouse)
 from .lock import holder_pid
+from .lost import advice, lost_runs, read_loaded
 from .rawstore import DELETING, RawStore, document_problem, new_run_id, read_manifest
 from .reader import loaded_runs, open_reader, query
 from .resources import sql_files
@@ -142,6 +144,7 @@ def _warehouse(settings: Settings) -> tuple[list[Finding], set[str] | None]:
                                                           f"first: {rows[0]}", EXIT_DATAERR))
                 failing += 1
         loaded = loaded_runs(con)
+        facts = read_loaded(con)
     except duckdb.Error as exc:
         damaged = damaged_warehouse(exc)
         if damaged is None:
@@ -149,10 +152,17 @@ def _warehouse(settings: Settings) -> tuple[list[Finding], set[str] | None]:
         return [Finding("fail", "warehouse", str(damaged), damaged.exit_code)], None
     finally:
         con.close()
-    pending = [r.run_id for r in RawStore(settings.raw_dir).complete_runs() if r.run_id not in loaded]
+    listed = RawStore(settings.raw_dir).runs()
+    # the next sync or rules ingest refuses to load (78): said with the same advice. A run whose
+    # run.json cannot be read has its own failing finding (raw, 65), saying to repair it
+    lost = [run for run in lost_runs(facts, listed) if run.state != "damaged"]
+    if lost:
+        found.append(Finding("fail", "warehouse", advice(lost, settings.raw_dir), EXIT_CONFIG))
+    pending = [r.run_id for r in listed if r.complete and r.run_id not in loaded]
     if pending:
+        when = "once the missing runs are restored, or by `casefile rebuild`" if lost else "the next sync loads them"
         found.append(Finding("warn", "warehouse", f"{len(pending)} complete run(s) not loaded yet "
-                                                  f"(the next sync loads them): {', '.join(pending[:3])}"))
+                                                  f"({when}): {', '.join(pending[:3])}"))
     if not failing:
         found.append(Finding("ok", "warehouse", f"{len(sql_files('checks'))} checks pass"))
     return found, loaded

@@ -30,6 +30,7 @@ from .normalize.lines import prune_cache
 from .stop import ABORTED_MESSAGE
 from .load.warehouse import defer_compaction, describe_failures, load_run, open_writer, replace_file, run_checks
 from .lock import SyncLock
+from .lost import SHOWN, advice, lost_runs, read_loaded
 from .rawstore import RawStore, RunInfo, document_problem, mark_rejected, read_manifest, read_run
 from .reader import loaded_runs
 from .resources import sample_dir
@@ -388,20 +389,36 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
                       summary["changes"], counts, stored, build=state.build)
 
 
+def _refuse_if_runs_lost(con, settings: Settings, listed: list[RunInfo], pending: list[RunInfo]) -> None:
+    """A load builds from data/raw/ alone: the content of a run the warehouse was loaded from that
+    data/raw/ lost (a folder deleted by hand, a raw store not restored beside its warehouse) would
+    be removed by it. Refused (78) before any build: the pending runs are kept, not rejected, and
+    the next load after the runs are restored, or after a rebuild, loads them (``lost.py``)."""
+    lost = lost_runs(read_loaded(con), listed)
+    if lost:
+        waiting = ", ".join(run.run_id for run in pending[:SHOWN]) + (" …" if len(pending) > SHOWN else "")
+        raise ConfigError(f"nothing loaded (run(s) {waiting} kept to be loaded): "
+                          + advice(lost, settings.raw_dir))
+
+
 def load_pending(settings: Settings, store: RawStore, fetched: str | None = None) -> list[LoadResult]:
     """Load every complete run the warehouse has not recorded yet, oldest first.
 
     ``fetched``: the run this sync just fetched. Readers hold the file for a moment at most, so
     the writer waits for them as long as they would wait for it (``reader_wait_s``).
     """
-    runs = store.complete_runs()
+    listed = store.runs()
+    runs = [run for run in listed if run.complete]
     with timing.phase("open"):
         con = open_writer(settings.warehouse_path, wait_s=settings.reader_wait_s,
                           memory_limit_mb=settings.memory_limit_mb)
     try:
         loaded = loaded_runs(con)
+        pending = [run for run in runs if run.run_id not in loaded]
+        if pending:
+            _refuse_if_runs_lost(con, settings, listed, pending)
         results = [_load_one(con, store, runs, run, settings.cache_dir, mark_aborted=run.run_id == fetched)
-                   for run in runs if run.run_id not in loaded]
+                   for run in pending]
         defer_compaction(con, [result.build for result in results], settings.compact_every)
         return results
     finally:
@@ -471,13 +488,39 @@ def _refuse_to_empty(settings: Settings, store: RawStore) -> None:
                           f"a mount); to start afresh, delete {settings.warehouse_path} first")
 
 
+def _left_out(settings: Settings, store: RawStore) -> list[str]:
+    """The runs the old warehouse was loaded from that data/raw/ lacks (``lost.py``): a rebuild
+    leaves what they held out, as a load refuses to. Nothing when the warehouse cannot be read."""
+    if not settings.warehouse_path.exists():
+        return []
+    from .reader import open_reader
+
+    try:
+        con = open_reader(settings.warehouse_path, settings.reader_wait_s)
+    except CasefileError:
+        return []
+    try:
+        lost = lost_runs(read_loaded(con), store.runs())
+    except duckdb.Error:
+        return []
+    finally:
+        con.close()
+    if lost:
+        log.warning("rebuild: the old warehouse was loaded from %d run(s) that %s does not hold as complete runs; "
+                    "what they held is left out: %s", len(lost), settings.raw_dir,
+                    "; ".join(run.describe() for run in lost))
+    return [run.run_id for run in lost]
+
+
 REBUILD_STOPPED = "stopped by SIGTERM; the warehouse is unchanged and the rebuild's new file deleted"
 REBUILD_REPLACED_STOPPED = ("stopped by SIGTERM just after the new warehouse was renamed into place; "
                             "the warehouse is rebuilt")
 
 
-def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
+def rebuild(settings: Settings, progress=None, left_out: list[str] | None = None) -> list[LoadResult]:
     """The warehouse from the raw store alone: every complete run replayed in order, no network.
+    ``left_out``, when given, receives the runs the old warehouse was loaded from that the raw
+    store lacks (their content is not in the new warehouse: the way to accept that loss).
 
     Built in a new file and renamed over the old one, so readers see the old warehouse or the
     new one, never a half-built one. Every build is a full one (no delta of the bulk files), so a
@@ -500,6 +543,9 @@ def rebuild(settings: Settings, progress=None) -> list[LoadResult]:
                                       f"out: repair its run.json or remove the folder ({len(damaged)} such run(s))")
             target = settings.warehouse_path
             _refuse_to_empty(settings, store)
+            missing = _left_out(settings, store)
+            if left_out is not None:
+                left_out.extend(missing)
             built = target.with_name(target.name + ".rebuild")
             half_built = (built, Path(str(built) + ".wal"))
 

@@ -1,0 +1,123 @@
+"""Runs the warehouse was loaded from that data/raw/ no longer holds.
+
+Every load builds the warehouse's state from the complete runs of data/raw/ (``build.py``): for
+each (query, origin) the newest complete run, and every ingested edition of the rules. A run the
+warehouse's content came from that is gone from data/raw/ (its folder deleted by hand, a raw store
+not restored beside its warehouse, a warehouse copied to another data folder) would have its
+content removed by the next load, as if the sources had dropped it. ``lost_runs`` names such runs
+from the warehouse's ``sync_run`` and ``cr_edition`` rows and a listing of data/raw/ (no raw file
+is read). A load refuses while there is any (exit 78: the data folder's two halves do not match),
+``doctor`` fails on it, and ``rebuild``, which makes the warehouse from data/raw/ alone, is how
+the loss is accepted.
+
+A run is needed when it is
+
+* for some (query, origin), the newest run the warehouse loaded: unless the first run the next
+  load brings in (the oldest complete run not loaded yet) is a newer run of that query and origin,
+  which then replaces it;
+* an ingest of the rules that fetched the file of an edition the warehouse holds (the first run
+  that fetched it, as ``raw_document`` says), or that came after such a run (it may have ingested
+  that edition again). An ingest older than the file of every edition held was replaced.
+
+It is there when data/raw/ holds it as a complete run: a run rejected, failed, aborted, never
+finished or whose run.json cannot be read is never loaded, and counts as not there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import duckdb
+
+from .build import RULES_ORIGIN, SOURCE_ORIGINS, run_origins
+from .rawstore import RunInfo
+from .resources import read_sql
+
+SHOWN = 3  # runs named in a message; the rest are counted
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What the warehouse says it was loaded from."""
+
+    runs: list[tuple[str, str | None, str | None]]  # sync_run: run_id, query, sources ("api,wiki")
+    editions: list[tuple[str, str | None]] = field(default_factory=list)  # effective date, first run of its file
+
+
+@dataclass(frozen=True)
+class LostRun:
+    run_id: str
+    state: str  # "missing" (no folder), or its status in data/raw/: rejected, failed, aborted, incomplete, damaged
+    held: tuple[str, ...]  # what the warehouse holds from it: 'query t:case (scryfall-api)', 'rules edition …'
+
+    def describe(self) -> str:
+        return f"{self.run_id} ({self.state}; {', '.join(self.held)})"
+
+
+def read_loaded(con: duckdb.DuckDBPyConnection) -> Loaded:
+    """The warehouse's loaded runs and editions (a warehouse of an older version may lack cr_edition)."""
+    runs = [tuple(row) for row in con.execute(read_sql("read/loaded_sources.sql")).fetchall()]
+    editions = []
+    if con.execute(read_sql("read/has_table.sql"), {"name": "cr_edition"}).fetchone()[0]:
+        editions = [tuple(row) for row in con.execute(read_sql("read/edition_first_runs.sql")).fetchall()]
+    return Loaded(runs, editions)
+
+
+def _origins(sources: str | None) -> list[str]:
+    names = [s for s in (sources or "").split(",") if s] or ["api"]
+    return [SOURCE_ORIGINS[s] for s in names if s in SOURCE_ORIGINS]
+
+
+def lost_runs(loaded: Loaded, runs: list[RunInfo]) -> list[LostRun]:
+    """The runs the warehouse's content came from that ``runs`` (data/raw/'s listing) lacks as
+    complete runs, oldest first."""
+    listed = {run.run_id: run for run in runs}
+    loaded_ids = {run_id for run_id, _, _ in loaded.runs}
+    pending = sorted((r for r in runs if r.complete and r.run_id not in loaded_ids), key=lambda r: r.run_id)
+    first = pending[0] if pending else None
+    brings = {(first.meta.get("query") or "", origin) for origin in run_origins(first)} if first else set()
+
+    def there(run_id: str) -> bool:
+        run = listed.get(run_id)
+        return run is not None and run.complete
+
+    newest: dict[tuple[str, str], str] = {}
+    ingests = []
+    for run_id, query, sources in sorted(loaded.runs):
+        for origin in _origins(sources):
+            if origin == RULES_ORIGIN:
+                ingests.append(run_id)
+            else:
+                newest[(query or "", origin)] = run_id
+    views: dict[str, dict[str, list[str]]] = {}  # run -> query -> origins
+    for (query, origin), run_id in sorted(newest.items()):
+        if there(run_id) or (first is not None and first.run_id > run_id and (query, origin) in brings):
+            continue
+        views.setdefault(run_id, {}).setdefault(query, []).append(origin)
+    held: dict[str, list[str]] = {run_id: [f"query {query or '(none)'} ({', '.join(origins)})"
+                                           for query, origins in by_query.items()]
+                                  for run_id, by_query in views.items()}
+    edition_of = {first_run: date for date, first_run in loaded.editions if first_run is not None}
+    oldest_file = min((first_run or "" for _, first_run in loaded.editions), default=None)
+    for run_id in ingests:
+        if there(run_id):
+            continue
+        if run_id in edition_of:
+            held.setdefault(run_id, []).append(f"rules edition {edition_of[run_id]}")
+        elif oldest_file is not None and run_id > oldest_file:
+            held.setdefault(run_id, []).append("an ingest of the rules")
+    return [LostRun(run_id, "missing" if run_id not in listed else listed[run_id].status, tuple(what))
+            for run_id, what in sorted(held.items())]
+
+
+def advice(lost: list[LostRun], raw_dir) -> str:
+    """One line: which runs, and the two ways out."""
+    named = "; ".join(run.describe() for run in lost[:SHOWN])
+    more = f"; and {len(lost) - SHOWN} more" if len(lost) > SHOWN else ""
+    return (f"the warehouse was loaded from {len(lost)} run(s) that {raw_dir} does not hold as complete runs: "
+            f"{named}{more}. A load now would remove what they hold. Restore {raw_dir}/<run_id> (from a backup "
+            "or the cache it came from), or run `casefile rebuild` to make the warehouse from what "
+            f"{raw_dir} holds, dropping what the missing runs held")
+
+
+__all__ = ["Loaded", "LostRun", "advice", "lost_runs", "read_loaded"]
