@@ -53,13 +53,40 @@ def _package_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
-def default_data_dir() -> Path:
-    """``data/`` of a source checkout when run from one, else the user's data directory."""
+def default_data_dir(env=None) -> Path:
+    """``data/`` of a source checkout when run from one, else the user's data directory:
+    ``$XDG_DATA_HOME/casefile``, or ``~/.local/share/casefile``. An ``XDG_DATA_HOME`` that is not
+    an absolute path is ignored, as the XDG Base Directory specification asks (relative to the
+    current folder, a cron job's data would depend on where it started). Without a home folder
+    (no ``HOME``, and a user the system does not know, as in a container run under a bare uid)
+    there is no default: a ConfigError asks for CASEFILE_DATA_DIR."""
+    env = os.environ if env is None else env
     checkout = _package_root() / "data"
     if (checkout / "raw").is_dir() and (_package_root() / "pyproject.toml").is_file():
         return checkout
-    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(xdg) / "casefile"
+    xdg = env.get("XDG_DATA_HOME") or ""
+    if os.path.isabs(xdg):
+        return Path(xdg) / "casefile"
+    home = _home(env)
+    if home is None:
+        raise ConfigError("no data folder: neither HOME nor XDG_DATA_HOME is set to an absolute path, and the "
+                          "system knows no home folder for this user; set CASEFILE_DATA_DIR (or --data-dir)")
+    return home / ".local" / "share" / "casefile"
+
+
+def _home(env) -> Path | None:
+    """The user's home folder: ``HOME`` when it is an absolute path, else the password database's;
+    None when neither gives one."""
+    home = env.get("HOME") or ""
+    if os.path.isabs(home):
+        return Path(home)
+    try:
+        import pwd
+
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, AttributeError, KeyError, OSError):  # no pwd (Windows), or a uid with no entry
+        return None
+    return Path(home) if os.path.isabs(home) else None
 
 
 @dataclass(frozen=True)
@@ -229,7 +256,11 @@ def validate(settings: Settings) -> Settings:
         raise ConfigError(f"memory_limit_mb may not be over {MAX_MEMORY_LIMIT_MB} (16 TiB)")
     if settings.compact_every < 1:
         raise ConfigError("compact_every must be at least 1 (1: every sync compacts)")
-    data_dir = Path(settings.data_dir).expanduser()
+    try:
+        data_dir = Path(settings.data_dir).expanduser()
+    except RuntimeError:  # "~/data" with no home folder to put for "~"
+        raise ConfigError(f"cannot use the data folder {str(settings.data_dir)!r}: there is no home folder "
+                          "for its ~ (HOME is not set); write the path in full") from None
     try:  # DuckDB and the raw store's JSON take paths as UTF-8: bytes that are not cannot be used
         str(data_dir).encode("utf-8")
     except UnicodeEncodeError:
@@ -269,7 +300,7 @@ def from_env(env=None, data_dir: Path | None = None) -> Settings:
     """Settings from CASEFILE_* environment variables over the defaults; ``data_dir`` (the
     --data-dir option) over CASEFILE_DATA_DIR."""
     env = os.environ if env is None else env
-    values: dict = {"data_dir": Path(data_dir or env.get("CASEFILE_DATA_DIR") or default_data_dir())}
+    values: dict = {"data_dir": Path(data_dir or env.get("CASEFILE_DATA_DIR") or default_data_dir(env))}
     if env.get("CASEFILE_API_URL"):
         values["api_url"] = env["CASEFILE_API_URL"]
     for field_name, var in [("wiki_url", "CASEFILE_WIKI_URL"), ("listeblanche_url", "CASEFILE_LISTEBLANCHE_URL"),

@@ -135,3 +135,40 @@ def test_running_out_of_memory_is_exit_78_and_the_fetched_run_is_loaded_by_the_n
 def test_the_crawl_delay_cap_is_a_setting(tmp_path):
     assert from_env({"CASEFILE_DATA_DIR": str(tmp_path)}).max_crawl_delay_s == config.MAX_CRAWL_DELAY_S == 60
     assert from_env({"CASEFILE_DATA_DIR": str(tmp_path), "CASEFILE_MAX_CRAWL_DELAY": "300"}).max_crawl_delay_s == 300
+
+
+def _no_checkout(monkeypatch, tmp_path):
+    """As an installed casefile: no source checkout's data/ to default to."""
+    monkeypatch.setattr(config, "_package_root", lambda: tmp_path / "site-packages")
+    for name in ("CASEFILE_DATA_DIR", "XDG_DATA_HOME", "HOME"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_without_a_home_folder_the_default_data_folder_is_exit_78_naming_the_setting(
+        tmp_path, monkeypatch, capsys):
+    """A container run under a uid the system does not know, with no HOME: Path.home() raised
+    RuntimeError, a traceback and exit 1, for a setting to give."""
+    import pwd
+
+    _no_checkout(monkeypatch, tmp_path)
+
+    def unknown_uid(uid):
+        raise KeyError(f"getpwuid(): uid not found: {uid}")
+
+    monkeypatch.setattr(pwd, "getpwuid", unknown_uid)
+    assert main(["status"]) == 78
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: no data folder") and "CASEFILE_DATA_DIR" in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    # "~/data" has no home to stand for either
+    assert main(["--data-dir", "~/data", "status"]) == 78
+    err = capsys.readouterr().err
+    assert "write the path in full" in err and "Traceback" not in err
+
+
+def test_a_relative_xdg_data_home_is_ignored_as_the_xdg_specification_asks(tmp_path, monkeypatch):
+    """Relative to the current folder, a cron job's data would move with the folder it started in."""
+    _no_checkout(monkeypatch, tmp_path)
+    home = tmp_path / "home"
+    assert from_env({"XDG_DATA_HOME": "share", "HOME": str(home)}).data_dir == home / ".local/share/casefile"
+    assert from_env({"XDG_DATA_HOME": str(tmp_path / "xdg"), "HOME": str(home)}).data_dir == tmp_path / "xdg/casefile"
