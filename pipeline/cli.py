@@ -635,6 +635,7 @@ def status(ctx: Context, fmt: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script: runs the group and turns errors into exit codes."""
+    _ARGV[:] = sys.argv[1:] if argv is None else argv
     try:
         returned = main_group.main(args=argv, prog_name="casefile", standalone_mode=False)
         if isinstance(returned, int) and not isinstance(returned, bool):  # ctx.exit(code) inside a command
@@ -642,16 +643,20 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:
-        click.echo("casefile: aborted", err=True)
+        _say_error(130, "Aborted", "aborted", "casefile: aborted")
         return 130
     except click.ClickException as exc:
-        exc.show()
-        return EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
+        code = EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
+        if _json_errors():  # a log of JSON lines gets one more, not click's usage text
+            _say_error(code, "UsageError", exc.format_message(), "")
+        else:
+            exc.show()
+        return code
     except CasefileError as exc:
         _report(exc)
         return exc.exit_code
     except KeyboardInterrupt:
-        click.echo("casefile: interrupted", err=True)
+        _say_error(130, "Interrupted", "interrupted", "casefile: interrupted")
         return 130
     except Exception as exc:
         damaged = _damaged_warehouse(exc)
@@ -667,8 +672,14 @@ def main(argv: list[str] | None = None) -> int:
                                 "CASEFILE_MEMORY_LIMIT_MB (0: DuckDB's default) or free memory. "
                                 "A sync stopped so keeps the run it fetched; the next sync loads it."))
             return ConfigError.exit_code
-        click.echo("casefile: internal error (a bug; please report it with this traceback):", err=True)
-        traceback.print_exc()
+        if _json_errors():
+            click.echo(json.dumps({"event": "error", "exit_code": EXIT_BUG, "error": exc.__class__.__name__,
+                                   "message": "internal error (a bug; please report it with this traceback): "
+                                              f"{exc}", "traceback": traceback.format_exc()},
+                                  ensure_ascii=False), err=True)
+        else:
+            click.echo("casefile: internal error (a bug; please report it with this traceback):", err=True)
+            traceback.print_exc()
         return EXIT_BUG
     return 0
 
@@ -695,15 +706,40 @@ def _unwritable_warehouse(exc: Exception) -> CasefileError | None:
     return unwritable_warehouse(exc) if isinstance(exc, duckdb.Error) else None
 
 
-def _report(exc: CasefileError) -> None:
+_ARGV: list[str] = []  # the arguments main() was given, for an error found before --log-format was read
+
+
+def _json_errors() -> bool:
+    """Whether errors go to stderr as JSON objects: --log-format json (or CASEFILE_LOG_FORMAT=json)
+    was taken, or, for an error found before the group had read its options (an unknown option or
+    command), is asked for on the command line or in the environment."""
     from . import logs
 
-    logging.getLogger("casefile").debug("error", exc_info=True)
     if logs.is_json():
-        click.echo(json.dumps({"event": "error", "exit_code": exc.exit_code, "error": exc.__class__.__name__,
-                               "message": str(exc)}, ensure_ascii=False), err=True)
-    else:
-        click.echo(f"casefile: error: {exc}", err=True)
+        return True
+    chosen = os.environ.get("CASEFILE_LOG_FORMAT") or ""
+    for i, arg in enumerate(_ARGV):
+        if arg == "--":
+            break
+        if arg == "--log-format" and i + 1 < len(_ARGV):
+            chosen = _ARGV[i + 1]
+        elif arg.startswith("--log-format="):
+            chosen = arg.split("=", 1)[1]
+    return chosen.lower() == "json"
+
+
+def _say_error(code: int, kind: str, message: str, text: str) -> None:
+    """One error line on stderr: a JSON object with --log-format json, else ``text`` (if any)."""
+    if _json_errors():
+        click.echo(json.dumps({"event": "error", "exit_code": code, "error": kind, "message": message},
+                              ensure_ascii=False), err=True)
+    elif text:
+        click.echo(text, err=True)
+
+
+def _report(exc: CasefileError) -> None:
+    logging.getLogger("casefile").debug("error", exc_info=True)
+    _say_error(exc.exit_code, exc.__class__.__name__, str(exc), f"casefile: error: {exc}")
 
 
 if __name__ == "__main__":

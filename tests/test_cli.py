@@ -528,3 +528,40 @@ def test_quiet_prints_errors_but_no_warnings(synced, capsys):
     assert captured.err == "" and captured.out  # the result still prints
     assert main(["--data-dir", str(synced), "-q", "sql", "SELEC 1"]) == 2
     assert "casefile: error:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args,env", [
+    (["--log-format", "json", "sync", "--query", ""], {}),  # an unset shell variable in a crontab
+    (["--log-format", "json", "prune", "--keep-days", "-1"], {}),
+    (["--log-format=json", "--no-such-option", "status"], {}),  # before the group has read its options
+    (["--log-format", "json", "no-such-command"], {}),
+    (["sync", "--sources", ""], {"CASEFILE_LOG_FORMAT": "json"}),
+])
+def test_a_usage_error_in_json_mode_is_one_json_line(cli, args, env):
+    """A cron line appending stdout and stderr to a log of JSON lines (README "Scheduling") got
+    click's four lines of usage text there."""
+    result = cli(*args, **env)
+    assert result.returncode == 2
+    [line] = result.stderr.splitlines()
+    error = json.loads(line)
+    assert error["event"] == "error" and error["exit_code"] == 2 and error["message"]
+    assert result.stdout == ""
+
+
+def test_a_usage_error_in_text_mode_still_shows_the_usage(cli):
+    result = cli("prune", "--keep-days", "-1")
+    assert result.returncode == 2 and result.stderr.startswith("Usage: casefile prune")
+
+
+def test_a_bug_in_json_mode_is_one_json_line_holding_the_traceback(data_dir, capsys, monkeypatch):
+    from pipeline import status
+
+    def broken(settings):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(status, "collect_status", broken)
+    assert main(["--data-dir", str(data_dir), "--log-format", "json", "status"]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    error = json.loads(line)
+    assert error["exit_code"] == 1 and error["error"] == "ValueError" and "boom" in error["message"]
+    assert "Traceback" in error["traceback"] and "broken" in error["traceback"]
