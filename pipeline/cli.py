@@ -165,13 +165,16 @@ class Group(click.Group):
 @click.option("--data-dir", type=OutPath(path_type=Path), envvar="CASEFILE_DATA_DIR",
               help="Folder holding raw/ and warehouse/ [env CASEFILE_DATA_DIR; default: data/ of a source "
                    "checkout, else $XDG_DATA_HOME/casefile].")
-@click.option("--log-format", type=click.Choice(["text", "json"], case_sensitive=False), default="text",
-              show_default=True, envvar="CASEFILE_LOG_FORMAT",
-              help="Logs and summary as text, or as one JSON object per line [env CASEFILE_LOG_FORMAT].")
+# CASEFILE_LOG_FORMAT is read in main_group, not by click: a bad value there is a setting to fix
+# (exit 78, naming the variable), where click would report the option, which was not given (exit 2).
+@click.option("--log-format", type=click.Choice(["text", "json"], case_sensitive=False), default=None,
+              help="Logs and summary as text, or as one JSON object per line [env CASEFILE_LOG_FORMAT; "
+                   "default: text].")
 @click.option("-v", "--verbose", count=True, help="More log output (-v progress of each step, -vv debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr; no progress bars.")
 @click.pass_context
-def main_group(click_ctx: click.Context, data_dir: Path | None, log_format: str, verbose: int, quiet: bool) -> None:
+def main_group(click_ctx: click.Context, data_dir: Path | None, log_format: str | None, verbose: int,
+               quiet: bool) -> None:
     """casefile keeps a local DuckDB knowledge base of Magic: The Gathering card rulings.
 
     Typical use: `casefile sync` (from Scryfall) or `casefile sync --offline` (the bundled sample),
@@ -179,10 +182,20 @@ def main_group(click_ctx: click.Context, data_dir: Path | None, log_format: str,
     """
     from . import logs
 
+    if log_format is None:
+        log_format = _log_format_of_env()
     verbosity = -1 if quiet else verbose
     logs.setup(log_format, verbosity)
     settings = from_env(data_dir=data_dir)
     click_ctx.obj = Context(settings, log_format, verbosity)
+
+
+def _log_format_of_env() -> str:
+    """CASEFILE_LOG_FORMAT, in any case; unset or empty: text."""
+    value = os.environ.get("CASEFILE_LOG_FORMAT") or "text"
+    if value.lower() not in ("text", "json"):
+        raise ConfigError(f"CASEFILE_LOG_FORMAT must be text or json, got {value!r}")
+    return value.lower()
 
 
 @main_group.command()

@@ -565,3 +565,18 @@ def test_a_bug_in_json_mode_is_one_json_line_holding_the_traceback(data_dir, cap
     error = json.loads(line)
     assert error["exit_code"] == 1 and error["error"] == "ValueError" and "boom" in error["message"]
     assert "Traceback" in error["traceback"] and "broken" in error["traceback"]
+
+
+@pytest.mark.parametrize("value", ["xml", "jsonl", "yes"])
+def test_a_bad_log_format_in_the_environment_is_a_setting_exit_78_naming_it(cli, value):
+    """It was exit 2 with click's usage text about --log-format, an option the crontab never gave."""
+    result = cli("status", CASEFILE_LOG_FORMAT=value)
+    assert result.returncode == 78
+    assert result.stderr == f"casefile: error: CASEFILE_LOG_FORMAT must be text or json, got {value!r}\n"
+    assert result.stdout == ""
+
+
+def test_the_log_format_option_wins_over_the_environment_and_a_bad_one_is_usage(cli):
+    assert cli("--log-format", "text", "status", "--format", "csv", CASEFILE_LOG_FORMAT="xml").returncode == 0
+    result = cli("--log-format", "xml", "status")
+    assert result.returncode == 2 and "--log-format" in result.stderr
