@@ -95,3 +95,23 @@ def test_every_environment_variable_the_code_reads_is_in_configuration():
     code = "\n".join(p.read_text("utf-8") for p in (ROOT / "pipeline").rglob("*.py"))
     read = set(re.findall(r"\b(CASEFILE_[A-Z][A-Z_]*[A-Z])\b", code)) - {"CASEFILE_FAILPOINT"}  # a test hook
     assert read and not {name for name in read if f"`{name}`" not in section}
+
+
+def _workflow_steps() -> list[str]:
+    workflow = re.search(r"^```yaml\n(.*?)^```", README, re.M | re.S).group(1)
+    return re.split(r"^      - ", workflow.split("    steps:\n", 1)[1], flags=re.M)[1:]
+
+
+def test_the_workflow_saves_the_raw_store_only_once_it_was_restored():
+    """The save runs after a failed step (if: always()), so a job that failed before the restore
+    (the install: `make` failing to reach PyPI) saved the checkout's data/raw/, with no run in it, as
+    the newest cache, which the next night restored: every earlier run lost."""
+    steps = _workflow_steps()
+    [restore] = [s for s in steps if "actions/cache/restore@" in s]
+    [save] = [s for s in steps if "actions/cache/save@" in s]
+    step_id = re.search(r"^\s+id: (\S+)$", restore, re.M)
+    assert step_id, "the restore step has no id to test its outcome by"
+    condition = re.search(r"^\s+if: (.+)$", save, re.M).group(1)
+    assert "always()" in condition
+    assert re.search(rf"steps\.{re.escape(step_id.group(1))}\.outcome == 'success'", condition), condition
+    assert steps.index(restore) < steps.index(save)
