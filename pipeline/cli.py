@@ -635,6 +635,9 @@ def status(ctx: Context, fmt: str) -> None:
     if info["warehouse"].get("last_run"):
         lr = info["warehouse"]["last_run"]
         facts.append(("last run", f"{lr['run_id']} {lr['mode']} {lr['status']} query={lr['query'] or '-'}"))
+    pid = info["sync_running_pid"]
+    if pid is not None:  # a sync, rebuild or prune holds the lock: what this shows may change under it
+        facts.append(("running", "a sync, rebuild or prune holds the lock" + (f" (pid {pid})" if pid > 0 else "")))
     for label, value in facts:  # markdown: a list, so that the lines do not run together
         click.echo(f"- {label}: {value}" if fmt == "markdown" else f"{label + ':':<11} {value}")
     if tables:

@@ -580,3 +580,25 @@ def test_the_log_format_option_wins_over_the_environment_and_a_bad_one_is_usage(
     assert cli("--log-format", "text", "status", "--format", "csv", CASEFILE_LOG_FORMAT="xml").returncode == 0
     result = cli("--log-format", "xml", "status")
     assert result.returncode == 2 and "--log-format" in result.stderr
+
+
+def test_status_says_when_a_sync_holds_the_lock(synced, capsys):
+    """The text of `status` says a sync (or a rebuild, a prune) runs, as its JSON does
+    (sync_running_pid): the counts it shows may change under it."""
+    import subprocess
+    import sys
+
+    assert main(["--data-dir", str(synced), "status"]) == 0
+    assert "running:" not in capsys.readouterr().out
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pipeline.lock import SyncLock\n"
+         "with SyncLock(sys.argv[1]):\n    print('held', flush=True); time.sleep(60)", str(synced / "sync.lock")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        assert main(["--data-dir", str(synced), "status"]) == 0
+        out = capsys.readouterr().out
+    finally:
+        holder.kill()
+        holder.wait()
+    assert f"running:    a sync, rebuild or prune holds the lock (pid {holder.pid})\n" in out
