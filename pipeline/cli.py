@@ -117,7 +117,22 @@ def write_output(path: Path, text: str) -> None:
     import contextlib
     import os
 
+    import stat
+
     path = path.expanduser()  # a value written as a folder was refused by OutPath
+    try:
+        mode = os.stat(path).st_mode  # through any links: /dev/stdout is a link to the pipe or terminal
+    except (OSError, ValueError):  # nothing there yet (or links in a loop, refused below)
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        # a named pipe, /dev/null, /dev/stdout, a terminal: written into as it is, never replaced
+        # by a file (a rename over /dev/null would put a file in its place)
+        try:
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise UsageError(f"--out {path}: cannot write it ({exc.strerror or exc})") from None
+        return
     if path.is_symlink():  # the file the link names is replaced, the link stays (as export does)
         try:
             target = path.resolve()

@@ -1,7 +1,10 @@
 """casefile report: the wiki's color box, set statistics, rulings counts, --query, HTML pages."""
 
 import json
+import os
 import re
+import stat
+import threading
 from html.parser import HTMLParser
 
 import duckdb
@@ -348,6 +351,29 @@ def test_out_through_a_symbolic_link_writes_the_file_it_names(synced, tmp_path, 
     loop.symlink_to(loop)
     code, _, err = report(synced, capsys, "colors", "--out", str(loop))
     assert code == 2 and "Traceback" not in err and loop.is_symlink()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are a POSIX thing")
+def test_out_to_a_named_pipe_writes_into_it_and_leaves_the_pipe(synced, tmp_path, capsys):
+    """``--out /dev/stdout``, ``/dev/null`` or a named pipe a reader waits on: the report goes
+    into it. A temp file renamed over it would replace the pipe (or, as root, /dev/null) by a
+    file, and the reader would get nothing."""
+    fifo = tmp_path / "report.pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    try:
+        code, _, err = report(synced, capsys, "colors", "--format", "markdown", "--out", str(fifo))
+    finally:
+        if reader.is_alive():  # the report never opened the pipe: let the reader go
+            with open(fifo, "wb"):
+                pass
+        reader.join(10)
+    assert code == 0, err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert received and received[0].decode("utf-8").startswith("| statistics | cards |")
+    assert [p.name for p in tmp_path.iterdir()] == ["report.pipe"]  # no temp file beside it
 
 
 # --- HTML ----------------------------------------------------------------------------------------
