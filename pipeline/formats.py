@@ -14,6 +14,7 @@ import io
 import json
 import math
 import re
+import unicodedata
 from typing import Any, Iterable, Iterator, Sequence
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -149,26 +150,69 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
     # The rows are at hand: each cell is made text once, for the widths and for its line (a
     # report of thousands of rows spent most of its rendering converting every number twice).
     texts = [[_table_text(value) for value in row] for row in rows]
-    widths = [max([len(_table_text(name))] + [len(row[i]) for row in texts]) for i, name in enumerate(columns)]
+    widths = [max([display_width(_table_text(name))] + [display_width(row[i]) for row in texts])
+              for i, name in enumerate(columns)]
     return "".join(_table_lines(columns, texts, widths))
+
+
+# Characters a terminal shows in other than one column: the wide ones of Chinese, Japanese and
+# Korean (printed names in ja, ko, zhs, zht), full-width forms and emoji take two; combining
+# accents (an "é" written as "e" and U+0301), variation selectors and zero-width characters none.
+# A quick test before the exact count of ``_char_width``: curly quotes and dashes are not in it.
+_NOT_ONE_COLUMN = re.compile("[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
+                             "\u1100-\u115f\u1ab0-\u1aff\u1dc0-\u1dff\u200b-\u200f\u202a-\u202e"
+                             "\u2060-\u2064\u20d0-\u20ff\u231a\u231b\u2329\u232a\u23e9-\u23f3"
+                             "\u25fd\u25fe\u2614\u2615\u2648-\u2653\u26aa-\u26ff\u2705\u270a\u270b"
+                             "\u2728\u274c-\u2757\u2795-\u27bf\u2b1b\u2b1c\u2b50\u2b55"
+                             "\u2e80-\u303e\u3040-\ua4cf\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff"
+                             "\ufe00-\ufe0f\ufe10-\ufe19\ufe20-\ufe6f\ufeff\uff00-\uff60\uffe0-\uffe6"
+                             "\U0001f000-\U0001faff\U00020000-\U0003fffd\U000e0000-\U000e01ef]")
+
+
+def _char_width(char: str) -> int:
+    """The columns a terminal gives ``char``: 0, 1 or 2."""
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """How many columns of a terminal ``text`` takes (its length when every character takes one)."""
+    if text.isascii() or not _NOT_ONE_COLUMN.search(text):
+        return len(text)
+    return sum(_char_width(c) for c in text)
+
+
+def _cut(text: str, most: int) -> str:
+    """``text`` cut to at most ``most`` columns of a terminal, with "…" where it was cut."""
+    if text.isascii() or not _NOT_ONE_COLUMN.search(text):
+        return text if len(text) <= most else text[:most - 1] + "…"
+    if display_width(text) <= most:
+        return text
+    used = 0
+    for i, char in enumerate(text):  # the longest start that leaves a column for the "…"
+        used += _char_width(char)
+        if used > most - 1:
+            return text[:i] + "…"
+    return text  # not reached: the text is wider than ``most``
 
 
 def _table_text(value: Any) -> str:
     """A cell, or a column's name, as the ``table`` format prints it: on one line, cut at
-    TABLE_CELL_MAX with "…"."""
+    TABLE_CELL_MAX columns of a terminal with "…"."""
     text = _cell(value)
     if "\n" in text or "\r" in text:  # few cells: the pattern only where it has work
         text = _LINE_BREAK.sub(" ⏎ ", text)
-    return text if len(text) <= TABLE_CELL_MAX else text[:TABLE_CELL_MAX - 1] + "…"
+    return _cut(text, TABLE_CELL_MAX)
 
 
 def table_widths(columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any]]]) -> list[int]:
     """The column widths of the ``table`` format for these rows (cells cut at TABLE_CELL_MAX)."""
-    widths = [len(_table_text(c)) for c in unique_columns(columns)]
+    widths = [display_width(_table_text(c)) for c in unique_columns(columns)]
     for batch in batches:
         for row in batch:
             for i, value in enumerate(row):
-                widths[i] = max(widths[i], len(_table_text(value)))
+                widths[i] = max(widths[i], display_width(_table_text(value)))
     return widths
 
 
@@ -219,7 +263,7 @@ def _table_lines(columns: Sequence[str], texts: Iterable[Sequence[str]], widths:
     """The ``table`` format's lines: the header, its rule, the rows (cells already ``_table_text``),
     and the count of rows."""
     def line(values) -> str:
-        return "  ".join(v.ljust(w) for v, w in zip(values, widths)).rstrip() + "\n"
+        return "  ".join(v + " " * (w - display_width(v)) for v, w in zip(values, widths)).rstrip() + "\n"
 
     yield line([_table_text(name) for name in columns])
     yield line(["-" * w for w in widths])

@@ -125,6 +125,25 @@ def test_sql_formats(synced, capsys):
                                        "MKM       Murders at Karlov Manor\n(2 rows)\n")
 
 
+def test_sql_table_lines_up_the_printed_names_of_every_language(synced, capsys):
+    """Printed names in Japanese and Chinese (the sample's own printings) take two columns of a
+    terminal per character: the next column starts at the same place on every line."""
+    q = ("SELECT printed_name, lang FROM printing JOIN card USING (oracle_id) "
+         "WHERE card.name = 'Case of the Crimson Pulse' AND printed_name IS NOT NULL ORDER BY lang")
+    assert main(["--data-dir", str(synced), "sql", q]) == 0
+    lines = capsys.readouterr().out.splitlines()[:-1]
+    assert {"ja", "zhs"} <= {line.split()[-1] for line in lines[2:]}
+    starts = {_columns_before(line, line.rindex(line.split()[-1])) for line in lines}
+    assert starts == {len("Affaire de la pulsation pourpre  ")}
+
+
+def _columns_before(line: str, index: int) -> int:
+    """The terminal columns ``line[:index]`` takes: two for a wide (CJK) character, one for others."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in line[:index])
+
+
 def test_sql_prints_intervals_and_uuids_as_json(synced, capsys):
     statement = "SELECT run_id, finished_at - started_at AS took, uuid() AS u FROM sync_run"
     assert main(["--data-dir", str(synced), "sql", statement, "--format", "json"]) == 0

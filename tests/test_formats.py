@@ -211,6 +211,17 @@ def test_a_table_is_one_line_per_row_whatever_its_names_and_cells_hold(listing):
     assert "".join(render_stream(columns, batches, "table", table_widths(columns, batches))) == text
 
 
+def test_a_table_counts_the_columns_a_terminal_gives_each_character():
+    """A wide character (Japanese, Chinese) takes two columns, a combining accent none: the
+    columns line up and the cut at 80 counts columns, not characters."""
+    text = render(["name", "lang"], [("真紅の鼓動の事件", "ja"), ("Cafe\u0301", "fr"), ("Fall", "de")], "table")
+    assert text.splitlines()[:5] == ["name              lang", "----------------  ----",
+                                     "真紅の鼓動の事件  ja", "Cafe\u0301              fr", "Fall              de"]
+    assert formats.display_width(render(["x"], [("真" * 60,)], "table").splitlines()[2]) == 79
+    assert render(["x"], [("a" * 78 + "真",)], "table").splitlines()[2] == "a" * 78 + "真"
+    assert render(["x"], [("a" * 79 + "真",)], "table").splitlines()[2] == "a" * 79 + "…"
+
+
 def test_a_column_name_with_a_line_break_prints_on_the_header_line():
     assert render(["one\ntwo", "x"], [("a", "b")], "table").split("\n")[:3] == [
         "one ⏎ two  x", "---------  -", "a          b"]
