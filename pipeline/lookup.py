@@ -19,8 +19,10 @@ from .resources import read_sql
 
 # A word: letters and digits, with apostrophes inside it ("don't", "card's"); quotes around a
 # word or a phrase are not part of it, nor is "_" (which \w counts as a letter). search_fold has
-# made every apostrophe and quote straight.
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+# made every apostrophe and quote straight. A mana or tap symbol as Scryfall writes it ({T},
+# {2/W}, {10}: normalize/text.py's symbols) is one word, braces included, as match keys keep it:
+# "{T}" looks for the symbol, not for every "t".
+_WORD = re.compile(r"\{[^{}\s]{1,12}\}|[^\W_]+(?:'[^\W_]+)*")
 
 
 # The quotes and dashes match keys fold (normalize/text.py), as the two strings of SQL's translate():

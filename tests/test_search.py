@@ -78,6 +78,23 @@ def test_quotes_around_words_are_not_part_of_them(con):
             search_words(nothing)
 
 
+def test_a_mana_or_tap_symbol_is_searched_as_the_symbol(con):
+    # "{T}" was the word "t", which nearly every ruling holds: the search listed rulings without
+    # the symbol. Constructed rows, their keys as match_key makes them (symbols kept, case folded).
+    con.executemany("INSERT INTO ruling VALUES (?, 'wotc', DATE '2024-02-02', ?, ?)", [
+        ("r-tap", "{T}: Add {C}. Activate only if this Case is solved.",
+         "{t}: add {c}. activate only if this case is solved."),
+        ("r-hybrid", "{2/W} can be paid with {W} or with two generic mana.",
+         "{2/w} can be paid with {w} or with two generic mana."),
+    ])
+    assert search_words("{T} solved")[0] == ["solved", "{t}"]
+    assert ids(con, "{T}") == ids(con, "{t}") == ["r-tap"]
+    assert ids(con, "{2/W}") == ["r-hybrid"]
+    assert ids(con, "{W} two") == ["r-hybrid"]
+    assert ids(con, "{T} once") == []  # every word and symbol must appear
+    assert "r-english" in ids(con, "t")  # a bare letter is still a word
+
+
 @pytest.mark.parametrize("punctuation", ["_", "__ _", "_'_", "—_…"])
 def test_underscores_are_punctuation_not_a_word(punctuation):
     # Python's \w counts "_" as a letter: a search for "_" ran and found nothing instead of
