@@ -13,7 +13,7 @@ import duckdb
 
 from .errors import UsageError
 from .formats import render
-from .normalize.text import _DASHES, _QUOTES, search_fold
+from .normalize.text import _DASHES, _INVISIBLE, _QUOTES, search_fold
 from .reader import query
 from .resources import read_sql
 
@@ -26,9 +26,11 @@ _WORD = re.compile(r"\{[^{}\s]{1,12}\}|[^\W_]+(?:'[^\W_]+)*")
 
 
 # The quotes and dashes match keys fold (normalize/text.py), as the two strings of SQL's translate():
-# the lookups that fold in SQL take them as $fold_from and $fold_to.
+# the lookups that fold in SQL take them as $fold_from and $fold_to. The invisible characters
+# match keys drop (a soft hyphen or a zero-width space a web page put inside a word) come last in
+# $fold_from, with nothing for them in $fold_to: translate() deletes them.
 _FOLDS = {**_QUOTES, **_DASHES}
-FOLD_PARAMS = {"fold_from": "".join(_FOLDS), "fold_to": "".join(_FOLDS.values())}
+FOLD_PARAMS = {"fold_from": "".join(_FOLDS) + "".join(_INVISIBLE), "fold_to": "".join(_FOLDS.values())}
 
 
 # The names a lookup matching several cards lists: "Case" in a warehouse of every card matches hundreds.

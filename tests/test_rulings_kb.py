@@ -131,6 +131,8 @@ def test_card_lookup_errors(sample_warehouse, capsys):
     ("Affaire du Pacte fracasse", "Case of the Shattered Pact"),  # its French name, typed without the accent
     ("FALCAO FURTADO", "Case of the Filched Falcon"),  # part of its Portuguese name, "Caso do Falcão Furtado"
     ("Case of the Shattered Pact", "Case of the Shattered Pact"),
+    ("Bur\u00adning Masks", "Case of the Burning Masks"),  # pasted from a web page: a soft hyphen inside
+    ("Case of the\u200b Filched Falcon", "Case of the Filched Falcon"),  # and a zero-width space
 ])
 def test_card_names_match_whatever_the_quotes_accents_and_case(sample_warehouse, capsys, name, expected):
     assert main(["--data-dir", str(sample_warehouse), "card", name]) == 0

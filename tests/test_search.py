@@ -68,6 +68,15 @@ def test_a_translation_is_searched_with_its_quotes_folded_as_the_words_are(con):
     assert ids(con, '"classee"') == ids(con, "classée") == ["r-english"]
 
 
+def test_a_translation_is_searched_without_the_invisible_characters_of_web_pages(con):
+    # a soft hyphen or a zero-width space inside a word of a French copy (constructed rows), as
+    # match keys drop them from the English: "copiables" missed "co\u00adpiables"
+    con.execute("INSERT INTO ruling_translation VALUES ('r-english', 'fr', 'listeblanche', "
+                "'Les valeurs co' || chr(173) || 'piables d' || chr(8203) || '’une Affaire.', true)")
+    assert ids(con, "copiables") == ids(con, "valeurs copiables") == ["r-english"]
+    assert ids(con, "d'une") == ["r-english"]
+
+
 def test_quotes_around_words_are_not_part_of_them(con):
     # a word is letters and digits, with apostrophes inside it only ("don't"): a quoted phrase,
     # in straight or curly quotes, finds what the bare words find
