@@ -413,3 +413,16 @@ def test_a_printing_in_other_languages_only_is_listed_among_the_printings(data_d
     capsys.readouterr()
     assert main(["--data-dir", str(data_dir), "card", VISAGE]) == 0
     assert "Printings: MKC 19 (languages: de, fr, it, ja)" in capsys.readouterr().out.splitlines()
+
+
+def test_a_cards_printings_go_by_collector_number_in_a_set(warehouse_copy, capsys):
+    """Test-only printings of Case of the Burning Masks (constructed: its real ones are MKM 113
+    alone): MKM 9 comes before MKM 10 and 113, as a set's numbers go, not as text would sort them."""
+    data = warehouse_copy(
+        "INSERT INTO printing BY NAME SELECT * REPLACE ('test-9' AS scryfall_id, '9' AS collector_number) "
+        "FROM printing WHERE collector_number = '113' AND lang = 'en'",
+        "INSERT INTO printing BY NAME SELECT * REPLACE ('test-10a' AS scryfall_id, '10a' AS collector_number) "
+        "FROM printing WHERE collector_number = '113' AND lang = 'en'")
+    assert main(["--data-dir", str(data), "card", "Case of the Burning Masks"]) == 0
+    assert "Printings: MKM 9, MKM 10a, MKM 113 (languages: de, en, es, fr, it, ja, pt, zhs)" in \
+        capsys.readouterr().out.splitlines()
