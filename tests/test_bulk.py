@@ -13,7 +13,7 @@ import pytest
 
 from pipeline.errors import SourceDataError, TryAgainLater
 from pipeline.extract.http import HttpClient
-from pipeline.rawstore import RawStore
+from pipeline.rawstore import RawStore, read_manifest
 
 from support.fake_scryfall import FakeScryfall
 from support.sample_data import sample_api_data
@@ -426,3 +426,48 @@ def test_a_bulk_file_given_up_on_is_kept_in_quarantine_with_its_reason(bulk_serv
     if fault == "maintenance_html":
         assert body.startswith(b"<") and b"maintenance" in body.lower()
     assert not list((run.path / "docs").rglob(".*.tmp-*"))
+
+
+def _jsonl_index(bulk_server, path_of, body_of, content_type):
+    index = []
+    for kind, body in bulk_server.files.items():
+        lines = b"".join(json.dumps(i, ensure_ascii=False).encode() + b"\n" for i in json.loads(body))
+        path = path_of(kind)
+        bulk_server.add_file(path, body_of(lines), content_type=content_type)
+        index.append({**_descriptor(kind, bulk_server.url + f"/files/{kind}.json", len(body)),
+                      "jsonl_download_uri": bulk_server.url + path})
+    bulk_server.add_page("/bulk-data", json.dumps({"object": "list", "data": index}).encode(), "application/json")
+
+
+@pytest.mark.parametrize("path_of, body_of", [
+    (lambda kind: f"/files/{kind}.jsonl", gzip.compress),  # gzip whose URL does not say so
+    (lambda kind: f"/files/{kind}-20240101", gzip.compress),
+    (lambda kind: f"/files/{kind}.jsonl.gz", lambda lines: lines),  # a .gz URL whose body came unpacked
+])
+def test_a_json_lines_file_is_read_as_gzip_or_not_by_its_bytes_not_its_url(bulk_server, cli, data_dir, path_of, body_of):
+    """CONSTRUCTED: Scryfall documents the bulk file as gzipped JSON lines and says how it is
+    sent (content_encoding), not what its URL ends with; a host may also send a .gz file with
+    Content-Encoding: gzip, which the HTTP client undoes. Before, the URL's suffix decided: a gzip
+    body at a URL without .gz failed as "line 1 is not JSON", and a .gz URL whose body arrived
+    unpacked was retried as "broken gzip data" and given up on."""
+    _jsonl_index(bulk_server, path_of, body_of, "application/gzip")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always",
+                 CASEFILE_BACKOFF_BASE="0.05", CASEFILE_BACKOFF_MAX="0.1")
+    assert result.returncode == 0, result.stderr
+    assert rows(data_dir / "warehouse" / "casefile.duckdb", "SELECT count(*) FROM card_ruling") == [(153,)]
+    [run] = RawStore(data_dir / "raw").complete_runs()
+    for entry in read_manifest(run):
+        if entry.kind.startswith("bulk-") and entry.kind != "bulk-index":
+            gzipped = (run.path / entry.path).read_bytes()[:2] == b"\x1f\x8b"
+            assert entry.path.endswith(".gz") == gzipped, entry.path
+
+
+def test_a_cut_gzip_body_at_a_url_without_gz_is_given_up_on(bulk_server, cli, data_dir):
+    """CONSTRUCTED: gzip data cut short is refused whatever the URL's name; before, only a URL
+    ending in .gz was unpacked as it streamed, and a cut body elsewhere was kept."""
+    _jsonl_index(bulk_server, lambda kind: f"/files/{kind}.jsonl", lambda lines: gzip.compress(lines)[:-20],
+                 "application/gzip")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always",
+                 CASEFILE_BACKOFF_BASE="0.05", CASEFILE_BACKOFF_MAX="0.1")
+    assert result.returncode == 75, result.stderr
+    assert "gzip data cut short" in result.stderr

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from ..errors import CasefileError, SourceDataError, EXIT_UNAVAILABLE
 from ..wire import JSON_ACCEPT, BodyProblem, json_body_check
+from .http import GZIP_MAGIC
 from ..normalize import query as query_filter
 from ..rawstore import RawStore, RunWriter
 from .scryfall import ORIGIN, scryfall_error, search_url
@@ -113,11 +114,22 @@ def check_bulk_file(sink) -> None:
     """A bulk body must look like JSON (an array or JSON lines) or gzip from its first bytes on,
     and end like JSON: a cut file or an HTML page is retried, then refused."""
     head, tail = sink.head_and_tail()
-    if head[:2] == b"\x1f\x8b":
+    if head.startswith(GZIP_MAGIC):
         return  # gzip: checked whole as it streamed (http.GzipCheck)
     first, last = head.lstrip()[:1], tail.rstrip()[-1:]
     if first not in (b"[", b"{") or last not in (b"]", b"}"):
         raise BodyProblem(f"not a JSON bulk file (starts {head[:20]!r}, ends {tail[-20:]!r})")
+
+
+def _name_by_content(sink) -> None:
+    """End the file's name in .gz exactly when its bytes are gzip: the readers (the build's,
+    DuckDB's) unpack by the name, and the URL's name is no promise (a .gz file may come unpacked,
+    Content-Encoding undone; gzip may sit at a URL without .gz)."""
+    gzipped = sink.head_and_tail(len(GZIP_MAGIC))[0] == GZIP_MAGIC
+    if gzipped and not sink.name.endswith(".gz"):
+        sink.name += ".gz"
+    elif not gzipped and sink.name.endswith(".gz"):
+        sink.name = sink.name.removesuffix(".gz")
 
 
 class BulkExtractor:
@@ -162,8 +174,7 @@ class BulkExtractor:
         if previous is not None:
             run, entry = previous
             validators = {k: entry.headers[k] for k in ("etag", "last-modified") if entry.headers.get(k)}
-        ext = ".jsonl.gz" if d.jsonl and d.url.split("?", 1)[0].endswith(".gz") else ".jsonl" if d.jsonl else ".json"
-        sink = self.writer.body_file(ORIGIN, d.url, ext)
+        sink = self.writer.body_file(ORIGIN, d.url, ".jsonl" if d.jsonl else ".json")  # .gz added by its bytes
         try:
             try:
                 response = self.transport.download(d.url, sink, pacing=self._pacing(), validators=validators,
@@ -179,6 +190,7 @@ class BulkExtractor:
                 result.reused.append(kind)
                 log.info("%s not modified since run %s: reused", d.url, previous[0].run_id)
             elif response.status == 200:
+                _name_by_content(sink)
                 self.writer.save_file(response, sink, ORIGIN, kind, key=d.type)
             else:
                 sink.discard()

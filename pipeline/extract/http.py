@@ -156,8 +156,9 @@ class HttpClient:
 
         ``validators`` ({"etag", "last-modified"} of the copy held) make it a conditional GET:
         a 304 is returned with an empty sink. A Content-Encoding of gzip is undone on the way
-        (requests does it); a body that is itself gzip (``.gz``) is checked by unpacking it as it
-        streams. ``check_file(sink)`` validates the whole body (raise BodyProblem to retry).
+        (requests does it); a body that is itself gzip (its first bytes say so, whatever the URL's
+        name) is checked by unpacking it as it streams. ``check_file(sink)`` validates the whole
+        body (raise BodyProblem to retry).
         The cap is ``max_bytes`` (default: settings.max_bulk_bytes), not the one of ``get``.
         Retries, pacing and redirects as in ``get``; the returned Response has an empty body.
         When the body of the last attempt was the problem, the error given up with carries that
@@ -230,7 +231,10 @@ class HttpClient:
                     raise SourceDataError(f"{url}: response of {int(declared):,} bytes refused (cap {cap:,} bytes)")
                 answer = Response(url=url, final_url=current, status=200, headers=kept, body=b"",
                                   fetched_at=fetched_at)
-                gz = GzipCheck(url, cap) if current.split("?", 1)[0].endswith(".gz") else None
+                # gzip or not is told by the body's first bytes (as they come, Content-Encoding
+                # undone), not by the URL's name: a .gz file may arrive unpacked, and gzip may
+                # sit at a URL without .gz
+                gz, head = None, b""
                 try:
                     try:
                         for chunk in r.iter_content(chunk_size=1 << 20):
@@ -239,6 +243,11 @@ class HttpClient:
                             sink.write(chunk)
                             if gz is not None:
                                 gz.feed(chunk)
+                            elif len(head) < len(GZIP_MAGIC):
+                                head += chunk
+                                if head.startswith(GZIP_MAGIC):
+                                    gz = GzipCheck(url, cap)
+                                    gz.feed(head)
                     except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError,
                             urllib3.exceptions.ProtocolError, requests.ConnectionError) as exc:
                         raise _IncompleteBody(f"truncated body: {_short(exc)}", b"") from None
@@ -375,6 +384,9 @@ def refuse_credentials(url: str) -> None:
     parts = urlsplit(url)
     if parts.username is not None or parts.password is not None:
         raise SourceDataError(f"refused a URL carrying credentials: {redact_url(url)}")
+
+
+GZIP_MAGIC = b"\x1f\x8b"  # the first two bytes of gzip data (RFC 1952)
 
 
 class GzipCheck:
