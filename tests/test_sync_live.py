@@ -505,3 +505,36 @@ def test_a_live_run_robots_txt_kept_from_a_page_replays_offline(server, cli, dat
                 "SELECT origin, count(*) FROM ruling_sighting GROUP BY ALL ORDER BY ALL") == live
     [replayed] = [p for p in (data_dir / "raw").iterdir() if p != run and (p / "run.json").exists()]
     assert json.loads((replayed / "run.json").read_text())["not_fetched"] == [skipped]
+
+
+class _NextPageElsewhere(FakeScryfall):
+    """A search page whose next_page keeps the API's host name but not its scheme or port
+    (constructed: Scryfall's next_page is a URL of the same API)."""
+
+    other = "other-port"
+
+    def _search(self, query):
+        import json
+        from urllib.parse import urlsplit
+
+        answer = super()._search(query)
+        body = json.loads(answer.body)
+        if body.get("next_page"):
+            parts = urlsplit(body["next_page"])
+            where = {"other-port": f"http://127.0.0.1:{parts.port + 1}",
+                     "https": f"https://127.0.0.1:{parts.port}"}[self.other]
+            body["next_page"] = f"{where}{parts.path}?{parts.query}"
+            answer.body = json.dumps(body).encode()
+        return answer
+
+
+@pytest.mark.parametrize("other", ["other-port", "https"])
+def test_a_next_page_on_another_port_or_scheme_is_not_followed(cli, data_dir, other):
+    cards, rulings, sets = sample_api_data()
+    with _NextPageElsewhere(cards, rulings, sets, page_size=PAGE_SIZE) as server:
+        server.other = other
+        result = cli("sync", "--api-url", server.url, "--sources", "api", CASEFILE_BACKOFF_BASE="0.05",
+                     CASEFILE_BACKOFF_MAX="0.1")
+        assert [r.query.get("page", "1") for r in server.requests if r.path == "/cards/search"] == ["1"]
+    assert result.returncode == 65, result.stderr
+    assert "next_page leads off the API" in result.stderr

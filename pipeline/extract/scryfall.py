@@ -66,6 +66,17 @@ def _refused_or(code: int, status: int) -> int:
     return EXIT_UNAVAILABLE if status in (401, 403) else code
 
 
+def _origin(url: str) -> tuple:
+    """Scheme, host and port of a URL (the port a scheme implies when none is written)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:  # a port that is no number
+        port = -1
+    return scheme, parts.hostname, port if port is not None else {"http": 80, "https": 443}.get(scheme)
+
+
 def _check_unchanged(result: ApiExtract, links, seen: set[str], doc: str) -> None:
     """Stop when the search's results changed while they were paged: a printing on two pages, or
     another total, means the pages no longer split one list, and a printing may have been missed
@@ -85,7 +96,7 @@ class ScryfallExtractor:
         self.transport = transport
         self.writer = writer
         self.settings = settings
-        self.api_host = urlsplit(settings.api_url).hostname
+        self.api_origin = _origin(settings.api_url)
         self.progress = progress
 
     def _get(self, url: str, kind: str, key: str):
@@ -152,8 +163,8 @@ class ScryfallExtractor:
             url = links.next_page if links.has_more else None
             if url and (urlsplit(url).username is not None or urlsplit(url).password is not None):
                 raise SourceDataError(f"{entry.path}: next_page carries credentials: {redact_url(url)}")
-            if url and urlsplit(url).hostname != self.api_host:
-                raise SourceDataError(f"{entry.path}: next_page leads off the API host: {url}")
+            if url and _origin(url) != self.api_origin:  # another scheme or port is another server
+                raise SourceDataError(f"{entry.path}: next_page leads off the API ({self.settings.api_url}): {url}")
             if links.has_more and not url:
                 raise SourceDataError(f"{entry.path}: has_more is true but there is no next_page")
 
