@@ -507,6 +507,33 @@ def test_a_live_run_robots_txt_kept_from_a_page_replays_offline(server, cli, dat
     assert json.loads((replayed / "run.json").read_text())["not_fetched"] == [skipped]
 
 
+class _RulingsListGoesOn(FakeScryfall):
+    """Answers one card's rulings as a list object whose has_more is true, its other rulings on a
+    next_page (constructed from Scryfall's list object format: a list may be paginated)."""
+
+    def _rulings(self, card_or_oracle_id):
+        import json
+
+        answer = super()._rulings(card_or_oracle_id)
+        body = json.loads(answer.body)
+        if answer.status == 200 and len(body["data"]) > 1 and "?page=2" not in card_or_oracle_id:
+            body.update(has_more=True, next_page=f"{self.url}/cards/{card_or_oracle_id}/rulings?page=2",
+                        data=body["data"][:1])
+            answer.body = json.dumps(body).encode()
+        return answer
+
+
+def test_a_rulings_list_with_more_pages_fails_the_run_instead_of_dropping_rulings(cli, data_dir):
+    """Before, only the first page of a rulings list was read: the card kept one of its rulings
+    and the run loaded as if Scryfall had no others."""
+    cards, rulings, sets = sample_api_data()
+    with _RulingsListGoesOn(cards, rulings, sets, page_size=PAGE_SIZE) as server:
+        result = cli("sync", "--api-url", server.url, "--sources", "api")
+    assert result.returncode == 65, result.stderr
+    assert "has_more" in result.stderr and "Traceback" not in result.stderr
+    assert not (data_dir / "warehouse" / "casefile.duckdb").exists()
+
+
 class _NextPageElsewhere(FakeScryfall):
     """A search page whose next_page keeps the API's host name but not its scheme or port
     (constructed: Scryfall's next_page is a URL of the same API)."""

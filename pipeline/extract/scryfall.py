@@ -16,7 +16,7 @@ from ..errors import (EXIT_DATAERR, EXIT_UNAVAILABLE, EXIT_USAGE, CasefileError,
                       TryAgainLater)
 from ..config import redact_url
 from ..wire import JSON_ACCEPT, json_body_check
-from ..normalize.scryfall import rulings_count, search_page_links
+from ..normalize.scryfall import rulings_list, search_page_links
 from ..rawstore import RunWriter
 from .fetch import fetch_and_save, quarantine
 
@@ -174,7 +174,11 @@ class ScryfallExtractor:
             self._tick("rulings")
             if response.status != 200:
                 raise scryfall_error(url, response.status, response.body, _refused_or(EXIT_DATAERR, response.status))
-            if rulings_count(response.body, entry.path):
+            count, more = rulings_list(response.body, entry.path)
+            if more:  # the rest would be missed, and read as rulings Scryfall no longer has
+                raise SourceDataError(f"{entry.path}: the rulings list of Oracle card {oracle_id} says has_more: "
+                                      "casefile reads a card's rulings from one list; nothing loaded")
+            if count:
                 result.with_rulings.append(oracle_id)
 
         for code in result.sets:

@@ -271,9 +271,11 @@ def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31
 
 
-def rulings_count(body: bytes, doc: str) -> int:
-    """How many rulings a rulings list holds (extract uses it to skip pages of cards without any)."""
-    return len(_list_object(body, doc)["data"])
+def rulings_list(body: bytes, doc: str) -> tuple[int, bool]:
+    """How many rulings a rulings list holds (extract uses it to skip pages of cards without any),
+    and whether it says more follow (``has_more``: a list object may be paginated)."""
+    obj = _list_object(body, doc)
+    return len(obj["data"]), obj.get("has_more") is True
 
 
 def ruling_sightings(body: bytes, doc_id: str, oracle_id: str, doc: str) -> tuple[list[RulingSighting], list[str]]:
