@@ -471,3 +471,14 @@ def test_a_cut_gzip_body_at_a_url_without_gz_is_given_up_on(bulk_server, cli, da
                  CASEFILE_BACKOFF_BASE="0.05", CASEFILE_BACKOFF_MAX="0.1")
     assert result.returncode == 75, result.stderr
     assert "gzip data cut short" in result.stderr
+
+
+def test_an_empty_jsonl_download_uri_is_taken_for_absent(bulk_server, cli, data_dir):
+    """CONSTRUCTED: an index whose jsonl_download_uri is an empty string beside a download_uri.
+    Before, the JSON array of download_uri was fetched but read as JSON lines ("line 1 is not JSON")."""
+    index = [{**entry, "jsonl_download_uri": ""} for entry in bulk_server.index]
+    bulk_server.add_page("/bulk-data", json.dumps({"object": "list", "data": index}).encode(), "application/json")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 0, result.stderr
+    assert "/files/default_cards.json" in [r.path for r in bulk_server.requests]
+    assert rows(data_dir / "warehouse" / "casefile.duckdb", "SELECT count(*) FROM card_ruling") == [(153,)]

@@ -73,8 +73,9 @@ def read_index(body: bytes, doc: str) -> dict[str, Descriptor]:
         # a field read here that changed type is a format change: said, not taken for absent
         wrong = [f"{name} is {_json_type(item[name])}" for name, ok in _FIELD_TYPES
                  if item.get(name) is not None and not ok(item[name])]
+        # an empty URL is no URL: the other one is taken, and read in its own format
         url = item.get("jsonl_download_uri") if isinstance(item.get("jsonl_download_uri"), str) else None
-        jsonl = url is not None
+        jsonl = bool(url)
         url = url or (item.get("download_uri") if isinstance(item.get("download_uri"), str) else None)
         size = item.get("size") if isinstance(item.get("size"), int) and not isinstance(item.get("size"), bool) else None
         found[item["type"]] = Descriptor(item["type"], url or "", size, item.get("updated_at"), jsonl,
