@@ -272,6 +272,33 @@ def test_a_date_that_is_no_calendar_date_is_unknown_on_both_paths(tmp_path, date
     assert len(sql["ruling"]) == 1
 
 
+def test_a_ruling_with_an_empty_source_is_reconciled_as_the_python_path_does(tmp_path, monkeypatch):
+    """reconcile.py takes a copy whose source is "" for one that shows no source: it joins the
+    ruling of its date and text. The SQL reconciliation, which works on anchors only, leaves such
+    a build to the Python path instead of making a ruling of source "".
+    Constructed: Scryfall documents source as "wotc" or "scryfall", never empty."""
+    import pipeline.build
+    from pipeline.sync import _build
+
+    sample = json.loads((ROOT / "data/raw/sample/docs/scryfall-api/00001-search.json").read_text("utf-8"))["data"]
+    store = RawStore(tmp_path / "raw")
+    first, second = sorted({card["oracle_id"] for card in sample})[:2]
+    rulings = {first: [{**EDGE_RULINGS[0], "source": ""}], second: [EDGE_RULINGS[0]]}
+    run = _edge_run(store, "20260101T000000.000000Z", sample, rulings)
+    con = open_writer(tmp_path / "sql.duckdb")
+    try:
+        with pytest.raises(duck.SqlPathUnavailable):
+            build_state_sql(con, store, [run], min_bytes=0)
+        monkeypatch.setattr(pipeline.build, "SQL_PATH_MIN_BYTES", 1)
+        state = _build(con, store, [run], None, use_delta=True)
+    finally:
+        con.close()
+    assert state.engine == "python"
+    reference = build_state(store, [run])
+    assert list(reference.tables["ruling"]["source"]) == ["wotc"]
+    assert len(reference.tables["card_ruling"]) == 2
+
+
 def test_synthetic_bulk_run_gives_identical_tables(tmp_path):
     from bench.generate import generate
 

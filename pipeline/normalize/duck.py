@@ -256,9 +256,10 @@ def release_objects(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def all_anchors(con: duckdb.DuckDBPyConnection) -> bool:
-    """True when the SQL reconcile applies: every sighting dated, sourced and in English."""
+    """True when the SQL reconcile applies: every sighting dated, sourced and in English. An empty
+    source is none: reconcile.py takes such a copy for one that shows no source."""
     return not con.execute("SELECT count(*) FROM n_sighting WHERE date_as_seen IS NULL OR source IS NULL "
-                           "OR lang <> 'en'").fetchone()[0]
+                           "OR source = '' OR lang <> 'en'").fetchone()[0]
 
 
 def reconcile(con: duckdb.DuckDBPyConnection) -> None:
