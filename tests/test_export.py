@@ -716,11 +716,9 @@ def test_a_cards_positions_are_distinct_when_a_page_shows_a_ruling_the_api_does_
     which its pages still show at the place where the API's list now has another. The export
     gives the card's rulings the places 0 to n-1, each once, in the order `casefile card`
     numbers them 1 to n."""
-    from support.runs import EditableRun
+    from support.runs import sync_a_page_ahead_of_the_api
 
-    run = EditableRun(tmp_path / "page-ahead")
-    run.edit_rulings("Case of the Burning Masks", lambda rulings: rulings.pop(4))
-    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    sync_a_page_ahead_of_the_api(data_dir, tmp_path / "page-ahead")
     capsys.readouterr()
     assert main(["--data-dir", str(data_dir), "card", "Case of the Burning Masks", "--format", "json"]) == 0
     shown = [r["ruling_id"] for r in json.loads(capsys.readouterr().out)]

@@ -371,11 +371,9 @@ def test_a_cards_rulings_are_numbered_one_to_n_when_a_page_shows_one_the_api_doe
     its fifth ruling, which its scryfall.com and listeblanche.fr pages still show (a page behind
     the API). That ruling stays the card's, at its place on the pages, where the API's list now
     has another: the card's list numbers its rulings 1 to n all the same, each once."""
-    from support.runs import EditableRun
+    from support.runs import sync_a_page_ahead_of_the_api
 
-    run = EditableRun(tmp_path / "page-ahead")
-    run.edit_rulings("Case of the Burning Masks", lambda rulings: rulings.pop(4))
-    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    sync_a_page_ahead_of_the_api(data_dir, tmp_path / "page-ahead")
     capsys.readouterr()
     assert main(["--data-dir", str(data_dir), "card", "Case of the Burning Masks", "--format", "json"]) == 0
     numbers = [r["n"] for r in json.loads(capsys.readouterr().out)]

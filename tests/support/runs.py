@@ -153,3 +153,14 @@ def recorded_as(dest: Path, query: str, source: Path = SAMPLE) -> Path:
             entry["key"] = query
     run._save()
     return dest
+
+
+def sync_a_page_ahead_of_the_api(data_dir: Path, folder: Path) -> EditableRun:
+    """Sync (offline) a copy of the sample whose API rulings list of Case of the Burning Masks
+    lacks its fifth ruling, which its pages still show (a page behind the API): constructed."""
+    from pipeline.cli import main
+
+    run = EditableRun(folder)
+    run.edit_rulings("Case of the Burning Masks", lambda rulings: rulings.pop(4))
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    return run
