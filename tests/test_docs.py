@@ -89,6 +89,17 @@ def test_the_workflow_saves_the_raw_store_of_every_attempt_under_its_own_key():
     assert re.search(r"^\s+restore-keys: casefile-raw-$", workflow, re.M)
 
 
+def test_the_workflow_publishes_no_changes_for_a_deferred_sync():
+    """A sync that exits 75 loads nothing, and `casefile changes` would show the changes of the
+    last run loaded, the night before's, as tonight's."""
+    steps = _workflow_steps()
+    [sync] = [s for s in steps if "casefile --log-format json sync" in s]
+    [changes] = [s for s in steps if "casefile changes" in s]
+    step_id = re.search(r"^\s+id: (\S+)$", sync, re.M).group(1)
+    assert 'echo "deferred=true" >> "$GITHUB_OUTPUT"' in sync
+    assert re.search(rf"if: steps\.{re.escape(step_id)}\.outputs\.deferred != 'true'", changes), changes
+
+
 def test_every_environment_variable_the_code_reads_is_in_configuration():
     """Someone writing a systemd unit or a cron line looks up the settings there."""
     section = README.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
