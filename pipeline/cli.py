@@ -119,7 +119,9 @@ def write_output(path: Path, text: str) -> None:
 
     import stat
 
-    path = path.expanduser()  # a value written as a folder was refused by OutPath
+    from .config import expand_home
+
+    path = expand_home(path)  # a value written as a folder was refused by OutPath
     try:
         mode = os.stat(path).st_mode  # through any links: /dev/stdout is a link to the pipe or terminal
     except (OSError, ValueError):  # nothing there yet (or links in a loop, refused below)

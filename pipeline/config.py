@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from . import __version__
-from .errors import ConfigError
+from .errors import ConfigError, UsageError
 
 DEFAULT_API_URL = "https://api.scryfall.com"
 DEFAULT_QUERY = 'type:"Case"'
@@ -87,6 +87,16 @@ def _home(env) -> Path | None:
     except (ImportError, AttributeError, KeyError, OSError):  # no pwd (Windows), or a uid with no entry
         return None
     return Path(home) if os.path.isabs(home) else None
+
+
+def expand_home(path: Path | str) -> Path:
+    """``path`` with a leading ``~`` made the home folder; UsageError when there is none to put
+    for it (no HOME, and a user the system does not know: Path.expanduser raised RuntimeError)."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        raise UsageError(f"{str(path)!r}: there is no home folder for its ~ (HOME is not set); "
+                         "write the path in full") from None
 
 
 @dataclass(frozen=True)
@@ -257,8 +267,8 @@ def validate(settings: Settings) -> Settings:
     if settings.compact_every < 1:
         raise ConfigError("compact_every must be at least 1 (1: every sync compacts)")
     try:
-        data_dir = Path(settings.data_dir).expanduser()
-    except RuntimeError:  # "~/data" with no home folder to put for "~"
+        data_dir = expand_home(settings.data_dir)
+    except UsageError:
         raise ConfigError(f"cannot use the data folder {str(settings.data_dir)!r}: there is no home folder "
                           "for its ~ (HOME is not set); write the path in full") from None
     try:  # DuckDB and the raw store's JSON take paths as UTF-8: bytes that are not cannot be used

@@ -24,6 +24,7 @@ from pathlib import Path
 import duckdb
 
 from . import __version__, stop
+from .config import expand_home
 from .errors import Aborted, CasefileError, TryAgainLater, UsageError, printable
 from .failpoints import failpoint
 from .rawstore import fsync_dir
@@ -146,7 +147,7 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
     if fmt not in EXPORT_FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     try:
-        out = Path(out).expanduser().resolve()  # the real folder: "new/.." is the folder new/ would be in
+        out = expand_home(out).resolve()  # the real folder: "new/.." is the folder new/ would be in
     except (RuntimeError, OSError) as exc:  # symbolic links in a loop (RuntimeError before Python 3.13)
         raise UsageError(f"--out {printable(str(out))}: cannot follow it to a folder ({exc})") from None
     if not out.name:

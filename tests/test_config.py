@@ -164,6 +164,14 @@ def test_without_a_home_folder_the_default_data_folder_is_exit_78_naming_the_set
     assert main(["--data-dir", "~/data", "status"]) == 78
     err = capsys.readouterr().err
     assert "write the path in full" in err and "Traceback" not in err
+    # nor has a "~" in a command's own path (quoted, so the shell left it): a usage error, no traceback
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    for args in (["rules", "ingest", "~/cr.txt"], ["export", "rulings", "--out", "~/out"],
+                 ["report", "colors", "--out", "~/colors.txt"]):
+        code = main(["--data-dir", str(data), *args])
+        err = capsys.readouterr().err
+        assert code == 2 and "write the path in full" in err and "Traceback" not in err, (args, code, err)
 
 
 def test_a_relative_xdg_data_home_is_ignored_as_the_xdg_specification_asks(tmp_path, monkeypatch):

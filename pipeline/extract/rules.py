@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..clock import utc_now_iso
-from ..config import host_problem, redact_url
+from ..config import expand_home, host_problem, redact_url
 from ..errors import SourceDataError, SourceUnavailable, UsageError, printable
 from ..wire import Response
 from ..rawstore import RunWriter
@@ -43,7 +43,7 @@ def check_url(url: str) -> None:
 def check_path(source: str) -> Path:
     """The local file ``source`` names; a path that names no file is refused, before a run is made
     for it (a mistyped name would leave a failed run in the raw store)."""
-    path = Path(source).expanduser()
+    path = expand_home(source)
     if not path.is_file():
         raise UsageError(f"{printable(source)} is neither an http(s) URL nor a readable file")
     return path
