@@ -502,9 +502,12 @@ def rule(ctx: Context, number: str, edition: str | None, limit: int) -> None:
       casefile rule 719.3a
       casefile rule 702.169 --limit 0     # every linked ruling and card
     """
-    from .rules_view import show_rule
+    from .rules_view import rule_page
 
-    click.echo(_read(ctx, show_rule, number, edition, limit), nl=False)
+    def show(con) -> None:  # streamed: a rule of a warehouse of every card links hundreds of thousands
+        echo_chunks(rule_page(con, number, edition, limit))
+
+    _read(ctx, show)
 
 
 @main_group.group()
