@@ -115,6 +115,74 @@ def test_rule_command_counts_a_ruling_linked_twice_once(kb, capsys):
     assert len(texts) == 12  # 12 rulings, each with its text once
 
 
+@pytest.mark.parametrize("batch", [1, 3, 1_000])
+@pytest.mark.parametrize("args,page", [
+    (["702.169", "--limit", "0"], "rule_702.169_limit-0.txt"),  # three rulings linked twice
+    (["702.169", "--limit", "2"], "rule_702.169_limit-2.txt"),  # "… and N more" of each kind
+    (["719.1"], "rule_719.1.txt"),  # no ruling linked, cards
+    (["702.169a"], "rule_702.169a.txt"),  # a ruling, no card
+])
+def test_rule_command_prints_the_page_as_the_links_stream_in(kb, capsys, golden, monkeypatch, args, page, batch):
+    """The page is printed as the links are read, ``batch`` rows at a time: batches of 1 or 3
+    split a ruling's two links and the rulings from the cards, and the text is the same."""
+    from pipeline import rules_view
+
+    monkeypatch.setattr(rules_view, "LINK_BATCH", batch)
+    capsys.readouterr()
+    assert main(["--data-dir", str(kb), "rule", *args]) == 0
+    golden(page, capsys.readouterr().out)
+
+
+def test_rule_command_to_a_closed_pipe_exits_0_and_closes_its_connection(kb, capsys, monkeypatch):
+    """`casefile rule 702.169 --limit 0 | head`: the reader goes away while the links are read."""
+    import sys
+
+    from pipeline import cli, reader, rules_view
+
+    opened = []
+
+    def open_reader(*args):
+        opened.append(real_open(*args))
+        return opened[-1]
+
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+
+        def fileno(self):  # Group.invoke points stdout at /dev/null: there is no descriptor here
+            raise OSError("no descriptor")
+
+    real_open, real_echo_chunks = reader.open_reader, cli.echo_chunks
+    monkeypatch.setattr(reader, "open_reader", open_reader)
+    monkeypatch.setattr(rules_view, "LINK_BATCH", 1)
+    # every line written at once: the pipe is found closed at the first, before a link is read
+    monkeypatch.setattr(cli, "echo_chunks", lambda chunks: real_echo_chunks(chunks, size=1))
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["--data-dir", str(kb), "rule", "702.169", "--limit", "0"]) == 0
+    monkeypatch.undo()
+    [con] = opened
+    with pytest.raises(Exception, match="closed"):
+        con.execute("SELECT 1")
+    assert capsys.readouterr().err == ""
+
+
+def test_rule_command_piped_to_head_exits_0(kb):
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    process = subprocess.Popen([sys.executable, "-m", "pipeline", "rule", "702.169", "--limit", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env(kb))
+    process.stdout.close()  # before the command writes: its first write finds the pipe closed
+    assert process.wait(timeout=60) == 0
+    assert process.stderr.read() == b""
+    process.stderr.close()
+
+
 def test_rule_command_errors(kb, capsys):
     assert main(["--data-dir", str(kb), "rule", "999.9z"]) == 2
     assert "not in the edition" in capsys.readouterr().err
