@@ -208,14 +208,11 @@ class Robots:
                 log.warning("robots.txt of %s could not be read (%s): none of its pages is fetched in this run",
                             parts.netloc, exc)
                 response = None
-            parser = None
-            if response is None:
-                parser = RobotFileParser()
-                parser.disallow_all = True
-            elif response.status == 200:
+            parser = None  # no robots.txt (404 and the like): every page may be fetched
+            if response is not None and response.status == 200:
                 # utf-8-sig: a byte order mark left in the first line would hide its User-agent
                 parser = read_robots(response.body.decode("utf-8-sig", "replace"))
-            elif response.status in (401, 403):
+            elif response is None or response.status in (401, 403):  # unreadable, or refused: nothing
                 parser = RobotFileParser()
                 parser.disallow_all = True
             self._parsers[base] = parser
