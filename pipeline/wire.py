@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 JSON_ACCEPT = "application/json"
 HTML_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
+GZIP_MAGIC = b"\x1f\x8b"  # the first two bytes of gzip data (RFC 1952)
 
 
 @dataclass(frozen=True)

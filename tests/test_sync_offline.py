@@ -269,3 +269,24 @@ def test_rebuild_reports_its_progress_run_by_run(settings, cli, caplog):
     assert calls == [("runs rebuilt", {"unit": " run", "total": 2})] * 2
     assert [r.getMessage().split(" in ")[0] for r in caplog.records if r.getMessage().startswith("rebuild:")] == [
         f"rebuild: run {run.name} loaded ({i} of 2)" for i, run in enumerate(sorted((settings.raw_dir).iterdir()), 1)]
+
+
+def test_an_offline_sync_and_the_reading_commands_import_no_http_library(tmp_path):
+    """An offline replay reads recorded files: importing requests (and urllib3, ssl) would only
+    add some 60 ms to every replay and every scheduled rebuild-like run. Each command runs in a
+    process of its own, which then says which HTTP modules it had imported."""
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    data = tmp_path / "data"
+    probe = ("import sys\nfrom pipeline.cli import main\ncode = main(sys.argv[1:])\n"
+             "print(sorted(m for m in ('requests', 'urllib3', 'ssl', 'http.client') if m in sys.modules))\n"
+             "raise SystemExit(code)\n")
+    for command in (["sync", "--offline"], ["search", "copy"], ["card", "Case of the Burning Masks"],
+                    ["status"], ["rebuild"]):
+        done = subprocess.run([sys.executable, "-c", probe, "-q", *command], capture_output=True, text=True,
+                              env=subprocess_env(data), timeout=120)
+        assert done.returncode == 0, (command, done.stderr)
+        assert done.stdout.splitlines()[-1] == "[]", (command, done.stdout[-300:])

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from ..errors import CasefileError, SourceDataError, EXIT_UNAVAILABLE
-from ..wire import JSON_ACCEPT, BodyProblem, json_body_check
-from .http import GZIP_MAGIC
+from ..wire import GZIP_MAGIC, JSON_ACCEPT, BodyProblem, json_body_check
 from ..normalize import query as query_filter
 from ..rawstore import RawStore, RunWriter
 from .scryfall import ORIGIN, scryfall_error, search_url

@@ -23,7 +23,7 @@ from .. import stop
 from ..clock import utc_now_iso
 from ..config import Settings, redact_url
 from ..errors import CasefileError, RateLimited, SourceDataError, SourceUnavailable, TryAgainLater
-from ..wire import HTML_ACCEPT, JSON_ACCEPT, BodyProblem, Response, Traffic, json_body_check  # noqa: F401
+from ..wire import GZIP_MAGIC, HTML_ACCEPT, JSON_ACCEPT, BodyProblem, Response, Traffic, json_body_check  # noqa: F401
 
 log = logging.getLogger(__name__)
 
@@ -384,9 +384,6 @@ def refuse_credentials(url: str) -> None:
     parts = urlsplit(url)
     if parts.username is not None or parts.password is not None:
         raise SourceDataError(f"refused a URL carrying credentials: {redact_url(url)}")
-
-
-GZIP_MAGIC = b"\x1f\x8b"  # the first two bytes of gzip data (RFC 1952)
 
 
 class GzipCheck:
