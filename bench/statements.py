@@ -42,6 +42,7 @@ class Statement:
     site: str    # module:function that ran it
     thread: str  # "main", or the name of the thread that ran it
     sql: str     # its first line of SQL (comments skipped), shortened
+    ended: float = 0.0  # when it ended, in seconds since the recording began
 
 
 def label(sql: object, width: int = 110) -> str:
@@ -66,9 +67,10 @@ def _site() -> str:
 class _Recorded:
     """A DuckDB connection whose ``execute`` calls are timed into ``record``."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, record: list[Statement]):
+    def __init__(self, con: duckdb.DuckDBPyConnection, record: list[Statement], origin: float):
         object.__setattr__(self, "_con", con)
         object.__setattr__(self, "_record", record)
+        object.__setattr__(self, "_origin", origin)
 
     def __getattr__(self, name: str):
         return getattr(self._con, name)
@@ -84,7 +86,7 @@ class _Recorded:
             self._add(time.perf_counter() - started, _site(), label(query))
 
     def cursor(self) -> _Recorded:
-        return _Recorded(self._con.cursor(), self._record)
+        return _Recorded(self._con.cursor(), self._record, self._origin)
 
     def close(self) -> None:
         started = time.perf_counter()
@@ -96,7 +98,7 @@ class _Recorded:
     def _add(self, seconds: float, site: str, sql: str) -> None:
         thread = threading.current_thread()
         name = "main" if thread is threading.main_thread() else thread.name
-        self._record.append(Statement(seconds, site, name, sql))
+        self._record.append(Statement(seconds, site, name, sql, time.perf_counter() - self._origin))
 
 
 @contextmanager
@@ -105,9 +107,10 @@ def recording() -> Iterator[list[Statement]]:
     their cursors), in the order they ended; ``duckdb.connect`` is itself again afterwards."""
     record: list[Statement] = []
     original = duckdb.connect
+    origin = time.perf_counter()
 
     def connect(*args, **kwargs):
-        return _Recorded(original(*args, **kwargs), record)
+        return _Recorded(original(*args, **kwargs), record, origin)
 
     duckdb.connect = connect
     try:
