@@ -413,6 +413,8 @@ def write_datasheet(con, folder: Path, fmt: str, run: dict, rows: dict[str, int]
     if fmt == "csv":
         lines.append("- CSV has no lists: `oracle_ids`, `card_names`, `translations` and `origins` hold JSON "
                      "arrays as text; an empty list is `[]`.")
+        lines.append('- In CSV an empty field is NULL (the `published_at` of an undated ruling) and `""` an empty '
+                     "text, as DuckDB's `COPY` writes them.")
     lines += ["- `manifest.json` lists every file with its rows, bytes and sha256.",
               "", "## Sources and attribution", ""]
     origins = con.execute(read_sql("export/origins.sql")).fetchall()

@@ -234,7 +234,11 @@ def render_stream(columns: Sequence[str], batches: Iterable[Sequence[Sequence[An
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
         for row in rows:
-            writer.writerow([_cell(v) for v in row])
+            texts = [_cell(v) for v in row]
+            if "" in texts:  # a NULL or an empty value: the row is put together here (see _csv_line)
+                out.write(_csv_line(row, texts))
+            else:
+                writer.writerow(texts)
             if out.tell() >= CSV_CHUNK:
                 yield out.getvalue()
                 out.seek(0)
@@ -249,6 +253,37 @@ def render_stream(columns: Sequence[str], batches: Iterable[Sequence[Sequence[An
         if widths is None:
             raise ValueError("the table format needs the column widths (table_widths)")
         yield from _table_lines(columns, ([_table_text(v) for v in row] for row in rows), widths)
+
+
+def _csv_writer_quotes(char: str) -> bool:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow([char + "x"])
+    return out.getvalue().startswith('"')
+
+
+# The characters that make Python's csv writer (QUOTE_MINIMAL, lines ending in \n) quote a cell, as
+# it says itself: the comma, the quote and \n (3.11 leaves a lone \r unquoted with this line end).
+_CSV_QUOTED = re.compile("[" + "".join(c for c in ',"\r\n' if _csv_writer_quotes(c)) + "]")
+
+
+def _csv_line(row: Sequence[Any], texts: Sequence[str]) -> str:
+    """The CSV line of a row that holds a NULL or a value that prints as nothing ('', an empty
+    BLOB). CSV tells them apart as DuckDB's COPY ... (FORMAT csv) and PostgreSQL's CSV do: NULL is
+    an empty field, the empty value a quoted empty field ``""`` (so a row of one NULL is an empty
+    line, and one of one '' is ``""``). Python 3.11's csv module cannot write that (QUOTE_NOTNULL
+    came in 3.12): it writes both alike. Every other cell is quoted as its writer
+    (QUOTE_MINIMAL, which ``render_stream`` uses for the rows without such cells) quotes it."""
+    fields = []
+    for value, text in zip(row, texts):
+        if value is None:
+            fields.append("")
+        elif text == "":
+            fields.append('""')
+        elif _CSV_QUOTED.search(text):
+            fields.append('"' + text.replace('"', '""') + '"')
+        else:
+            fields.append(text)
+    return ",".join(fields) + "\n"
 
 
 def _markdown_text(text: str) -> str:

@@ -125,6 +125,26 @@ def test_sql_formats(synced, capsys):
                                        "MKM       Murders at Karlov Manor\n(2 rows)\n")
 
 
+def test_sql_csv_tells_null_from_an_empty_string(sample_warehouse, tmp_path, capsys):
+    """In CSV a NULL is an empty field and '' a quoted empty field, as DuckDB's COPY ... (FORMAT csv)
+    writes them (a row of one NULL is an empty line); they were both an empty field."""
+    q = "SELECT NULL AS a, '' AS b"
+    assert main(["--data-dir", str(sample_warehouse), "sql", q, "--format", "csv"]) == 0
+    assert capsys.readouterr().out == 'a,b\n,""\n'
+    q = ("SELECT a, b, c FROM (VALUES (1, NULL, '', 'x'), (2, '', NULL, NULL), (3, 'a,b', 'say \"hi\"', NULL),"
+         " (4, NULL, NULL, 'line\nbreak'), (5, '', '', '')) AS t(i, a, b, c) ORDER BY i")
+    assert main(["--data-dir", str(sample_warehouse), "sql", q, "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    assert out == 'a,b,c\n,"",x\n"",,\n"a,b","say ""hi""",\n,,"line\nbreak"\n"","",""\n'
+    one = "SELECT a FROM (VALUES (1, NULL), (2, ''), (3, 'x')) AS t(i, a) ORDER BY i"
+    assert main(["--data-dir", str(sample_warehouse), "sql", one, "--format", "csv"]) == 0
+    assert capsys.readouterr().out == 'a\n\n""\nx\n'
+    for statement, printed in ((q, out), (one, 'a\n\n""\nx\n')):  # byte for byte what DuckDB writes
+        path = tmp_path / "copy.csv"
+        duckdb.connect().execute(f"COPY ({statement}) TO '{path}' (FORMAT csv, HEADER true)")
+        assert path.read_bytes().decode() == printed
+
+
 def test_sql_table_lines_up_the_printed_names_of_every_language(synced, capsys):
     """Printed names in Japanese and Chinese (the sample's own printings) take two columns of a
     terminal per character: the next column starts at the same place on every line."""

@@ -287,6 +287,21 @@ def test_translations_reach_the_dataset(warehouse_copy, tmp_path):
     assert all(r["translations"] == [] for r in rows[1:])
 
 
+def test_csv_tells_an_undated_ruling_from_an_empty_text(warehouse_copy, tmp_path):
+    # test-only change on a copy: the first ruling undated (NULL) and with an empty text ('')
+    data = warehouse_copy("UPDATE ruling SET published_at = NULL, text = '' "
+                          "WHERE ruling_id = (SELECT min(ruling_id) FROM ruling)")
+    with duckdb.connect(str(warehouse_of(data)), read_only=True) as con:
+        first, source = con.execute("SELECT ruling_id, source FROM ruling ORDER BY ruling_id LIMIT 1").fetchone()
+    out, again = tmp_path / "export", tmp_path / "again"
+    export_rulings(warehouse_of(data), out, "csv")
+    export_rulings(warehouse_of(data), again, "csv")
+    line = (out / "rulings.csv").read_text().splitlines()[1]
+    assert line.startswith(f'{first},{source},,"",')  # published_at NULL: nothing; text '': ""
+    assert files_of(out) == files_of(again)
+    assert '- In CSV an empty field is NULL' in (out / "datasheet.md").read_text()
+
+
 def test_the_warehouse_is_not_changed_by_an_export(sample_data_dir, tmp_path):
     before = warehouse_of(sample_data_dir).read_bytes()
     export_rulings(warehouse_of(sample_data_dir), tmp_path / "export", "parquet")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import decimal
+import io
 import json
 import re
 from unittest.mock import patch
@@ -59,9 +61,45 @@ def test_the_streamed_json_is_the_json_of_the_records(listing):
 def test_infinity_and_nan_print_as_text_and_are_null_in_json():
     # JSON has no NaN or infinity; null keeps a column of numbers a column of numbers
     columns, rows = ["x"], [(float("inf"),), (float("-inf"),), (float("nan"),), (None,)]
-    assert render(columns, rows, "csv") == 'x\ninf\n-inf\nnan\n""\n'  # csv quotes a row of one empty field
+    assert render(columns, rows, "csv") == 'x\ninf\n-inf\nnan\n\n'  # a row of one NULL: an empty line
     assert json.loads(render(columns, rows, "json")) == [{"x": None}] * 4
 
+
+
+def test_csv_tells_null_from_an_empty_string_as_duckdb_copy_does(tmp_path):
+    """NULL is an empty field, '' (and any value that prints as nothing, as an empty BLOB) a quoted
+    one: the bytes DuckDB's COPY ... (FORMAT csv) writes."""
+    cursor = duckdb.connect().execute(
+        "SELECT * FROM (VALUES (1, NULL, '', ''::BLOB, 'x'), (2, '', NULL, NULL, NULL), (3, 'a,b', 'say \"hi\"', NULL, ''),"
+        " (4, NULL, NULL, NULL, NULL), (5, ' ', 'NULL', 'x'::BLOB, 'two\nlines')) AS t(i, s, u, b, v) ORDER BY i")
+    columns, rows = [d[0] for d in cursor.description], cursor.fetchall()
+    assert render(columns, rows, "csv") == ('i,s,u,b,v\n1,,"","",x\n2,"",,,\n3,"a,b","say ""hi""",,""\n'
+                                            '4,,,,\n5, ,NULL,78,"two\nlines"\n')
+    path = tmp_path / "copy.csv"
+    duckdb.connect().execute(f"COPY (SELECT s, u, v FROM (VALUES (1, NULL, '', 'x'), (2, '', NULL, NULL),"
+                             f" (3, 'a,b', 'say \"hi\"', '')) AS t(i, s, u, v) ORDER BY i) TO '{path}' (FORMAT csv, HEADER true)")
+    assert render(["s", "u", "v"], [r[1:3] + r[4:] for r in rows[:3]], "csv") == path.read_text()
+    assert render(["a"], [(None,), ("",), ("x",)], "csv") == 'a\n\n""\nx\n'  # DuckDB's one column too
+
+
+def _csv_writer_line(texts) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(texts)
+    return out.getvalue()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.just(""), st.text(min_size=1, max_size=6),
+                          st.sampled_from(["a,b", 'q"', "\r", "\n", "\r\n", " ", "NULL", '""'])),
+                min_size=1, max_size=5))
+def test_a_csv_row_quotes_its_cells_as_the_csv_module_does_but_for_null_and_empty(cells):
+    """Every cell but NULL and '' is quoted as Python's csv writer quotes it (a row without them is
+    its line, byte for byte); NULL is nothing, '' is "", whatever else the row holds."""
+    [_, line] = render(["c"] * len(cells), [cells], "csv").split("\n", 1)
+    if None not in cells and "" not in cells:
+        assert line == _csv_writer_line(cells)
+    expected = [("" if c is None else '""' if c == "" else _csv_writer_line([c])[:-1]) for c in cells]
+    assert line == ",".join(expected) + "\n"
 
 def test_every_duckdb_type_prints_as_json():
     u = "5b6ab9a5-3c6e-4a11-9b5c-0d0f4c0e2a8e"
