@@ -235,7 +235,7 @@ def render_stream(columns: Sequence[str], batches: Iterable[Sequence[Sequence[An
         writer.writerow(columns)
         for row in rows:
             texts = [_cell(v) for v in row]
-            if "" in texts:  # a NULL or an empty value: the row is put together here (see _csv_line)
+            if "" in texts or any("\r" in t for t in texts):  # the row is put together here (see _csv_line)
                 out.write(_csv_line(row, texts))
             else:
                 writer.writerow(texts)
@@ -255,31 +255,26 @@ def render_stream(columns: Sequence[str], batches: Iterable[Sequence[Sequence[An
         yield from _table_lines(columns, ([_table_text(v) for v in row] for row in rows), widths)
 
 
-def _csv_writer_quotes(char: str) -> bool:
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerow([char + "x"])
-    return out.getvalue().startswith('"')
-
-
-# The characters that make Python's csv writer (QUOTE_MINIMAL, lines ending in \n) quote a cell, as
-# it says itself: the comma, the quote and \n (3.11 leaves a lone \r unquoted with this line end).
-_CSV_QUOTED = re.compile("[" + "".join(c for c in ',"\r\n' if _csv_writer_quotes(c)) + "]")
+# The characters that make a cell quoted: the comma, the quote, and both line-end characters. Python's
+# csv writer with lines ending in \n quotes the first three but leaves a lone \r bare, which most
+# readers take for a line end: such a row is written by _csv_line, which quotes it, as DuckDB does.
+_CSV_QUOTED = re.compile('[,"\r\n]')
 
 
 def _csv_line(row: Sequence[Any], texts: Sequence[str]) -> str:
-    """The CSV line of a row that holds a NULL or a value that prints as nothing ('', an empty
-    BLOB). CSV tells them apart as DuckDB's COPY ... (FORMAT csv) and PostgreSQL's CSV do: NULL is
-    an empty field, the empty value a quoted empty field ``""`` (so a row of one NULL is an empty
-    line, and one of one '' is ``""``). Python 3.11's csv module cannot write that (QUOTE_NOTNULL
-    came in 3.12): it writes both alike. Every other cell is quoted as its writer
-    (QUOTE_MINIMAL, which ``render_stream`` uses for the rows without such cells) quotes it."""
+    """The CSV line of a row that holds a NULL, a value that prints as nothing ('', an empty BLOB)
+    or a carriage return. CSV tells NULL from the empty value as DuckDB's COPY ... (FORMAT csv) and
+    PostgreSQL's CSV do: NULL is an empty field, the empty value a quoted empty field ``""``
+    (Python 3.11's csv module writes both alike; QUOTE_NOTNULL came in 3.12). One exception: a
+    row of a single NULL is ``""`` too, not an empty line, which pandas and R skip by default, so
+    the row would be lost. Other cells are quoted as ``render_stream``'s csv writer quotes them."""
+    if len(row) == 1 and row[0] is None:
+        return '""\n'
     fields = []
     for value, text in zip(row, texts):
         if value is None:
             fields.append("")
-        elif text == "":
-            fields.append('""')
-        elif _CSV_QUOTED.search(text):
+        elif text == "" or _CSV_QUOTED.search(text):
             fields.append('"' + text.replace('"', '""') + '"')
         else:
             fields.append(text)

@@ -61,9 +61,8 @@ def test_the_streamed_json_is_the_json_of_the_records(listing):
 def test_infinity_and_nan_print_as_text_and_are_null_in_json():
     # JSON has no NaN or infinity; null keeps a column of numbers a column of numbers
     columns, rows = ["x"], [(float("inf"),), (float("-inf"),), (float("nan"),), (None,)]
-    assert render(columns, rows, "csv") == 'x\ninf\n-inf\nnan\n\n'  # a row of one NULL: an empty line
+    assert render(columns, rows, "csv") == 'x\ninf\n-inf\nnan\n""\n'  # a row of one NULL: not an empty line
     assert json.loads(render(columns, rows, "json")) == [{"x": None}] * 4
-
 
 
 def test_csv_tells_null_from_an_empty_string_as_duckdb_copy_does(tmp_path):
@@ -79,7 +78,16 @@ def test_csv_tells_null_from_an_empty_string_as_duckdb_copy_does(tmp_path):
     duckdb.connect().execute(f"COPY (SELECT s, u, v FROM (VALUES (1, NULL, '', 'x'), (2, '', NULL, NULL),"
                              f" (3, 'a,b', 'say \"hi\"', '')) AS t(i, s, u, v) ORDER BY i) TO '{path}' (FORMAT csv, HEADER true)")
     assert render(["s", "u", "v"], [r[1:3] + r[4:] for r in rows[:3]], "csv") == path.read_text()
-    assert render(["a"], [(None,), ("",), ("x",)], "csv") == 'a\n\n""\nx\n'  # DuckDB's one column too
+    # DuckDB writes a row of one NULL as an empty line, which pandas and R skip: casefile keeps the row
+    assert render(["a"], [(None,), ("",), ("x",)], "csv") == 'a\n""\n""\nx\n'
+
+
+def test_a_csv_cell_with_a_lone_carriage_return_is_quoted():
+    """Python's csv writer leaves a lone \r bare with lines ending in \n; most readers end a line
+    there. Quoted, as DuckDB's COPY quotes it, the row reads back whole."""
+    text = render(["a", "b"], [("one\rtwo", 1)], "csv")
+    assert text == 'a,b\n"one\rtwo",1\n'
+    assert list(csv.reader(io.StringIO(text, newline=""))) == [["a", "b"], ["one\rtwo", "1"]]
 
 
 def _csv_writer_line(texts) -> str:
@@ -93,13 +101,19 @@ def _csv_writer_line(texts) -> str:
                           st.sampled_from(["a,b", 'q"', "\r", "\n", "\r\n", " ", "NULL", '""'])),
                 min_size=1, max_size=5))
 def test_a_csv_row_quotes_its_cells_as_the_csv_module_does_but_for_null_and_empty(cells):
-    """Every cell but NULL and '' is quoted as Python's csv writer quotes it (a row without them is
-    its line, byte for byte); NULL is nothing, '' is "", whatever else the row holds."""
+    """Every cell but NULL, '' and a text with a carriage return is quoted as Python's csv writer
+    quotes it (a row without them is its line, byte for byte); NULL is nothing (a row of a single
+    NULL excepted: ""), '' is "", a carriage return quoted, whatever else the row holds."""
     [_, line] = render(["c"] * len(cells), [cells], "csv").split("\n", 1)
-    if None not in cells and "" not in cells:
+    if None not in cells and "" not in cells and not any("\r" in c for c in cells):
         assert line == _csv_writer_line(cells)
-    expected = [("" if c is None else '""' if c == "" else _csv_writer_line([c])[:-1]) for c in cells]
+    if cells == [None]:
+        assert line == '""\n'
+        return
+    expected = [("" if c is None else '"' + c.replace('"', '""') + '"' if c == "" or "\r" in c
+                 else _csv_writer_line([c])[:-1]) for c in cells]
     assert line == ",".join(expected) + "\n"
+
 
 def test_every_duckdb_type_prints_as_json():
     u = "5b6ab9a5-3c6e-4a11-9b5c-0d0f4c0e2a8e"
