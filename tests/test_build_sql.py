@@ -3,12 +3,14 @@
 On the bundled sample (API-shaped run), on constructed edge-case card objects, and on a small
 SYNTHETIC bulk run from bench/generate.py (labelled as such; never real card data)."""
 
+import functools
 import json
 import re
 import shutil
 
 import duckdb
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from pipeline.build import build_state, build_state_sql, document_rows, run_row
 from pipeline.load.warehouse import load_run, open_writer
@@ -321,6 +323,7 @@ def test_synthetic_bulk_run_gives_identical_tables(tmp_path):
     " it\u2019s  \u201cspaced\u201d\u2014twice ", "double -- hyphen --- and \u2014-- mixed", "-- {1}--",
     "soft\u00adhyphen zero\u200bwidth\ufeff",
     "Cases don`t lose", "a `grave` quote and don\u2019t",  # the backtick: ASCII, yet folded as a quote
+    "with \u201c{T}\u201d in its cost", "pay '{2/W}' or ({C}).", "a{1}b \"{W}{U}\" {T}",  # symbols between non-spaces
 ])
 def test_sql_text_functions_match_python(text):
     from pipeline.normalize.text import canonical_text, has_symbols, match_key, symbol_free_key, typographic_score
@@ -340,6 +343,104 @@ def test_sql_text_functions_match_python(text):
     duck.variants(con)
     assert con.execute("SELECT key, canon, has_symbols, score FROM n_variant").fetchall() == [
         (match_key(text), canonical_text(text), has_symbols(text), typographic_score(canonical_text(text)))]
+
+
+# Constructed: a ruling quoting a lone symbol, and its page copies once the icon is dropped (the
+# symbol vanishes, its quotes stay: curly on scryfall.com, straight on the MTG wiki).
+QUOTED = "An ability with \u201c{T}\u201d in its cost can\u2019t be activated unless its creature has been under your control continuously."
+QUOTED_PAGE = QUOTED.replace("{T}", "")
+QUOTED_WIKI = QUOTED_PAGE.translate(str.maketrans("\u201c\u201d\u2019", "\"\"'"))
+
+
+def test_the_sql_symbol_free_key_of_a_quoted_lone_symbol_is_its_page_copies_key():
+    from pipeline.normalize.text import symbol_free_key
+
+    con = duckdb.connect()
+    duck.register_functions(con)
+    keys = [con.execute("SELECT cf_symbol_free_key(cf_match_key($t))", {"t": t}).fetchone()[0]
+            for t in (QUOTED, QUOTED_PAGE, QUOTED_WIKI, QUOTED_PAGE.replace("in its cost", "in its effect"))]
+    assert keys[0] == keys[1] == keys[2] == symbol_free_key(QUOTED) != keys[3]
+    assert keys[3] == symbol_free_key(QUOTED_PAGE.replace("in its cost", "in its effect"))
+
+
+@functools.cache
+def _text_connection() -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    duck.register_functions(con)
+    return con
+
+
+_SYMBOL_TEXT = st.lists(st.sampled_from(["{T}", "{2/W}", "{1}", "\u201c", "\u201d", "'", "\"", "(", ")", ".", ",", ":",
+                                          " ", "  ", "a", "Pay", "\u2014", "-", "{", "}", "{a b}"]), max_size=12).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_SYMBOL_TEXT, min_size=1, max_size=20))
+def test_the_sql_symbol_free_key_is_the_python_one_on_texts_of_symbols_quotes_and_punctuation(texts):
+    from pipeline.normalize.text import symbol_free_key
+
+    got = _text_connection().execute("SELECT list_transform($t::VARCHAR[], lambda x: cf_symbol_free_key(cf_match_key(x)))",
+                      {"t": texts}).fetchone()[0]
+    assert got == [symbol_free_key(t) for t in texts]
+
+
+def test_api_copies_of_a_quoted_lone_symbol_fold_alike_on_both_paths(tmp_path):
+    """Three API copies on one date (constructed): the ruling quoting {T}, a copy that lost the
+    symbol (it folds into it, flagged), and a copy that lost it and differs by other words (a
+    ruling of its own). The SQL path reconciles them in SQL (60_reconcile.sql)."""
+    sample = json.loads((ROOT / "data/raw/sample/docs/scryfall-api/00001-search.json").read_text("utf-8"))["data"]
+    store = RawStore(tmp_path / "raw")
+    oracle_id = sample[0]["oracle_id"]
+    texts = (QUOTED, QUOTED_PAGE, QUOTED_PAGE.replace("in its cost", "in its effect"))
+    run = _edge_run(store, "20260101T000000.000000Z", sample,
+                    {oracle_id: [{"source": "wotc", "published_at": "2024-02-02", "comment": t} for t in texts]})
+    py, sql = both(tmp_path, store, [run])
+    assert py == sql
+    assert sorted(r[3] for r in _rows(sql["ruling"])) == sorted([QUOTED, texts[2]])
+    assert sum("symbols_lost" in row for row in sql["ruling_sighting"]) == 1
+
+
+def test_page_copies_of_a_quoted_lone_symbol_join_its_ruling_on_both_paths(tmp_path):
+    """The sample with its page sources, edited (constructed): Case of the Burning Masks' API list
+    gains a ruling quoting {T}, and its scryfall.com page shows that ruling without the symbol, its
+    quotes left empty, and one more that differs by other words. The SQL path hands the page copies
+    to reconcile.py with the Scryfall sightings whose symbol-free key a page copy has."""
+    import hashlib
+
+    from pipeline.rawstore import doc_id_for
+    from support.runs import EditableRun
+
+    run = EditableRun(tmp_path / "raw" / "20260101T000000.000000Z",
+                      sources=["api", "wiki", "listeblanche", "scryfall-page"])
+    meta = run.path / "run.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "run_id": "20260101T000000.000000Z", "mode": "offline"}))
+    name = "Case of the Burning Masks"
+    run.edit_rulings(name, lambda rulings: rulings.append(
+        {"object": "ruling", "oracle_id": rulings[0]["oracle_id"], "source": "wotc", "published_at": "2024-02-02",
+         "comment": QUOTED}))
+    other = QUOTED_WIKI.replace("in its cost", "in its effect")
+    [page] = [e for e in run.entries("page", run.oracle_id(name)) if e["origin"] == "scryfall-page"]
+    html = (run.path / page["path"]).read_text("utf-8")
+    added = "".join(f'<li>\n<p>{t}</p>\n<p class="ruling-meta">(2024-02-02)</p>\n</li>\n' for t in (QUOTED_WIKI, other))
+    body = html.replace('<ul class="rulings-list">\n', '<ul class="rulings-list">\n' + added, 1).encode("utf-8")
+    assert body != html.encode("utf-8")
+    (run.path / page["path"]).write_bytes(body)
+    page.update(doc_id=doc_id_for(page["url"], body), sha256=hashlib.sha256(body).hexdigest(), bytes=len(body))
+    page["headers"]["content-length"] = str(len(body))
+    run._save()
+    store = RawStore(tmp_path / "raw")
+    py, sql = both(tmp_path, store, store.complete_runs())
+    assert py == sql
+    texts = {r[0]: r[3] for r in _rows(sql["ruling"])}
+    seen = {r[7]: (texts[r[1]], r[10]) for r in _rows(sql["ruling_sighting"]) if r[3] == "scryfall-page"}
+    assert seen[QUOTED_WIKI] == (QUOTED, ["symbols_lost"])
+    assert seen[other] == (other, [])
+
+
+def _rows(reprs: list[str]) -> list[tuple]:
+    import datetime
+
+    return [eval(row, {"datetime": datetime}) for row in reprs]
 
 
 def test_a_python_built_list_column_empty_in_its_first_rows_still_loads(tmp_path):

@@ -814,3 +814,27 @@ def test_a_rejected_day_with_the_same_rulings_file_leaves_the_next_delta_the_rul
     assert fingerprints(settings.data_dir, tables=TABLES) == synced
     lost = "SELECT count(*) FROM ruling_sighting WHERE oracle_id = ? AND list_contains(flags, 'symbols_lost')"
     assert query(settings.data_dir, lost, [b]) == [(1,)]
+
+
+def test_a_copy_that_lost_a_quoted_lone_symbol_joins_its_ruling_by_delta_as_by_full_builds(settings, synth, caplog):
+    """Day 1 (the synthetic files, with a constructed ruling quoting {T} added to card A) is
+    loaded. Day 2 adds, on the same date, a copy of it that lost the symbol (its quotes left
+    empty) on card B, and one that lost it and differs by other words on card C: the delta build
+    reconciles their partition again and must give what the full builds give (B's copy joins A's
+    ruling, flagged symbols_lost; C's is a ruling of its own)."""
+    base = Day(synth)
+    a, b, c = sorted({base.oracle_of(card) for card in base.cards})[3:6]
+    text = "An ability with \u201c{T}\u201d in its cost can\u2019t be activated unless its creature has been under your control continuously."
+    ruling = {"object": "ruling", "oracle_id": a, "source": "wotc", "published_at": "2019-05-03"}
+    base.rulings.insert(0, {**ruling, "comment": text})
+    days = [base]
+    _edited(days, lambda day: day.rulings.extend([
+        {**ruling, "oracle_id": b, "comment": text.replace("{T}", "")},
+        {**ruling, "oracle_id": c, "comment": text.replace("{T}", "").replace("in its cost", "in its effect")}]))
+    synced, rebuilt, deltas = sync_then_rebuild(settings, days, caplog)
+    assert len(deltas) == 1 and synced == rebuilt
+    texts = "SELECT s.oracle_id, r.text, s.flags FROM ruling_sighting AS s JOIN ruling AS r USING (ruling_id) " \
+            "WHERE s.oracle_id IN (?, ?, ?) AND r.published_at = DATE '2019-05-03' ORDER BY s.oracle_id"
+    assert sorted(query(settings.data_dir, texts, [a, b, c])) == sorted([
+        (a, text, []), (b, text, ["symbols_lost"]),
+        (c, text.replace("{T}", "").replace("in its cost", "in its effect"), [])])

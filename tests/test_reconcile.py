@@ -249,3 +249,35 @@ def test_a_page_copy_with_invisible_characters_and_a_typed_dash_is_the_api_rulin
                                  and r.position == dashed.position) and row.flags == ()
     stored = next(r.text for r in out.rulings if r.ruling_id == row.ruling_id)
     assert "--" not in stored and "\u00ad" not in stored  # the API's copy is the text kept
+
+
+# Constructed: a ruling quoting a lone symbol, and its page copies once the icon is dropped (the
+# symbol vanishes, its quotes stay: curly on scryfall.com, straight on the MTG wiki).
+QUOTED = "An ability with “{T}” in its cost can’t be activated unless its creature has been under your control continuously."
+QUOTED_PAGE = QUOTED.replace("{T}", "")
+QUOTED_WIKI = QUOTED_PAGE.translate(str.maketrans("“”’", "\"\"'"))
+
+
+def test_page_copies_of_a_quoted_lone_symbol_join_the_ruling_that_has_it():
+    out = reconcile([_api("a", QUOTED), _page("a", QUOTED_PAGE),
+                     RulingSighting(doc_id="wiki", origin="mtgwiki", oracle_id=None, position=0,
+                                    text_as_seen=QUOTED_WIKI, date_as_seen=None, source=None)])
+    [ruling] = out.rulings
+    assert ruling.text == QUOTED and ruling.source == "wotc"
+    assert sorted(s.origin for s in out.sightings if SYMBOLS_LOST in s.flags) == ["mtgwiki", "scryfall-page"]
+
+
+def test_a_dated_copy_of_a_quoted_lone_symbol_folds_into_the_ruling_that_has_it():
+    out = reconcile([_api("a", QUOTED), _page("a", QUOTED_PAGE, origin="listeblanche", date="2024-02-02", source="wotc")])
+    [ruling] = out.rulings
+    assert ruling.text == QUOTED
+    [row] = [s for s in out.sightings if s.origin == "listeblanche"]
+    assert SYMBOLS_LOST in row.flags
+
+
+def test_a_copy_that_lost_a_quoted_symbol_and_differs_by_other_words_is_another_ruling():
+    other = QUOTED_PAGE.replace("in its cost", "in its effect")
+    for copy in (_page("a", other), _page("a", other, origin="listeblanche", date="2024-02-02", source="wotc")):
+        out = reconcile([_api("a", QUOTED), copy])
+        assert sorted(r.text for r in out.rulings) == sorted([QUOTED, other])
+        assert not any(SYMBOLS_LOST in s.flags for s in out.sightings)

@@ -94,5 +94,28 @@ def test_the_fast_folding_gives_the_keys_of_the_table_and_the_pattern(text):
     nfkc = re.sub("-{2,}", "-", re.sub("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]", "", nfkc))
     assert match_key(text) == _RUNS.sub(" ", nfkc).strip().casefold()
     assert canonical_text(text) == _RUNS.sub(" ", unicodedata.normalize("NFC", text)).strip()
-    key = _RUNS.sub(" ", text_module._SYMBOL.sub(" ", match_key(text))).strip()
+    key = _RUNS.sub(" ", text_module._SYMBOL.sub("", match_key(text))).strip()  # a symbol leaves nothing
     assert symbol_free_key(text) == text_module._SPACE_BEFORE_PUNCT.sub(r"\1", key)
+
+
+# Constructed: a ruling that quotes a lone symbol, and its page copies once the icon is dropped.
+# The symbol vanishes and what stood beside it stays, as in seed 002 ("cost less to cast"): on
+# scryfall.com the quotes around it stay curly (“”), on the MTG wiki straight ("").
+QUOTED_SYMBOL = "An ability with “{T}” in its cost can’t be activated unless its creature has been under your control continuously."
+QUOTED_SYMBOL_PAGES = (QUOTED_SYMBOL.replace("{T}", ""),
+                       QUOTED_SYMBOL.replace("{T}", "").translate(str.maketrans("“”’", "\"\"'")))
+
+
+def test_a_quoted_lone_symbol_leaves_nothing_between_its_quotes():
+    for page in QUOTED_SYMBOL_PAGES:
+        assert match_key(page) != match_key(QUOTED_SYMBOL)
+        assert symbol_free_key(page) == symbol_free_key(QUOTED_SYMBOL)
+    assert symbol_free_key(QUOTED_SYMBOL).startswith('an ability with "" in its cost')
+    assert symbol_free_key("Pay ‘{2/W}’ or 2 life.") == symbol_free_key("Pay '' or 2 life.") == "pay '' or 2 life."
+    assert symbol_free_key("Add ({C}).") == symbol_free_key("Add ().") == "add ()."
+
+
+def test_rulings_that_differ_by_other_words_keep_their_symbol_free_keys_apart():
+    other = QUOTED_SYMBOL_PAGES[0].replace("in its cost", "in its effect")
+    assert symbol_free_key(other) != symbol_free_key(QUOTED_SYMBOL)
+    assert symbol_free_key(QUOTED_SYMBOL.replace("“{T}”", "“{Q}” or “{T}”")) != symbol_free_key(QUOTED_SYMBOL)

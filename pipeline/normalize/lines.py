@@ -30,6 +30,10 @@ log = logging.getLogger(__name__)
 
 # Part of every cache file's name: a new layout, or a DuckDB whose hash() may differ, starts afresh.
 INDEX_VERSION = 1
+# Part of the ruling keys' file names: the symbol-free key they hold (normalize/text.py). 2: a
+# symbol leaves nothing in its place ('"{t}"' gives '""', not '" "'); keys made before are not
+# read, so the next sync after the change is a full build.
+RULING_KEYS_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,8 @@ def ruling_keys_file(cache_dir: Path, cards_sha256: str, rulings_sha256: str, qu
     view's). A run with the same rulings file and another card file, whose load is then rejected,
     leaves the keys of the warehouse's view in place. Named by both files (``prune_cache``)."""
     tag = "keys-" + cards_sha256 + "-" + hashlib.sha256(query.encode()).hexdigest()[:16]
-    return cache_dir / "lines" / f"{rulings_sha256}-{tag}-v{INDEX_VERSION}-duckdb{duckdb.__version__}.parquet"
+    return cache_dir / "lines" / (f"{rulings_sha256}-{tag}-v{INDEX_VERSION}-k{RULING_KEYS_VERSION}"
+                                  f"-duckdb{duckdb.__version__}.parquet")
 
 
 def save_table(con: duckdb.DuckDBPyConnection, source: str, target: Path, params: dict | None = None) -> None:

@@ -71,11 +71,14 @@ def _one_space(text: str) -> str:
 
 
 def symbol_free_key(text: str) -> str:
-    """``match_key`` with the ``{…}`` symbols removed, as page text shows them when icons are dropped.
+    """``match_key`` with the ``{…}`` symbols removed, as page text shows them when icons are dropped:
+    a symbol leaves nothing in its place, then whitespace is one space and none stands before
+    closing punctuation.
 
-    "cost {1} less to cast" and "cost less to cast" share this key.
+    "cost {1} less to cast" and "cost less to cast" share this key, "Add {G}." with "Add ." and
+    "Add.", and "with “{T}” in its cost" with "with “” in its cost" (the quotes left empty).
     """
-    key = _one_space(_SYMBOL.sub(" ", match_key(text)))
+    key = _one_space(_SYMBOL.sub("", match_key(text)))
     return _SPACE_BEFORE_PUNCT.sub(r"\1", key)
 
 

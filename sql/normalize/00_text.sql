@@ -41,10 +41,11 @@ CREATE OR REPLACE TEMP MACRO cf_canonical(t) AS
     CASE WHEN cf_plain(t) THEN cf_spaces(t) ELSE py_canonical_text(t) END;
 CREATE OR REPLACE TEMP MACRO cf_has_symbols(t) AS
     CASE WHEN cf_plain(t) THEN cf_symbols_plain(t) ELSE py_has_symbols(t) END;
--- symbol_free_key of a match key (where every run of whitespace is already one space, none at the ends).
+-- symbol_free_key of a match key (where every run of whitespace is already one space, none at the ends):
+-- a symbol leaves nothing in its place ('"{t}"' gives '""'), then one space, none before closing punctuation.
 CREATE OR REPLACE TEMP MACRO cf_symbol_free_key(k) AS
     CASE WHEN contains(k, '{') OR regexp_matches(k, ' [.,;:!?)\]]')
-         THEN regexp_replace(trim(regexp_replace(regexp_replace(k, '\{[^{} ]{1,12}\}', ' ', 'g'), ' +', ' ', 'g')),
+         THEN regexp_replace(trim(regexp_replace(regexp_replace(k, '\{[^{} ]{1,12}\}', '', 'g'), ' +', ' ', 'g')),
                              ' +([.,;:!?)\]])', '\1', 'g')
          ELSE k END;
 CREATE OR REPLACE TEMP MACRO cf_typographic_score(c) AS
