@@ -308,8 +308,11 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
 
 
 @main_group.command()
+@click.option("--allow-empty", is_flag=True,
+              help="When data/raw/ holds no complete run, replace the warehouse with an empty one "
+                   "(refused without this flag while the warehouse holds runs).")
 @pass_ctx
-def rebuild(ctx: Context) -> None:
+def rebuild(ctx: Context, allow_empty: bool) -> None:
     """Rebuild the warehouse from every complete run in data/raw/, with no network.
 
     \b
@@ -323,7 +326,7 @@ def rebuild(ctx: Context) -> None:
     left_out: list[str] = []
     try:
         with timing.recording() as timings:
-            results = run_rebuild(ctx.settings, progress=progress, left_out=left_out)
+            results = run_rebuild(ctx.settings, progress=progress, left_out=left_out, allow_empty=allow_empty)
     finally:
         progress.close()
     last = results[-1].tables.get("_rows", {}) if results else {}

@@ -156,9 +156,11 @@ def _warehouse(settings: Settings) -> tuple[list[Finding], set[str] | None]:
     # the next sync or rules ingest refuses to load (78): said with the same advice. A run whose
     # run.json cannot be read has its own failing finding (raw, 65), saying to repair it
     lost = [run for run in lost_runs(facts, listed) if run.state != "damaged"]
-    if lost:
-        found.append(Finding("fail", "warehouse", advice(lost, settings.raw_dir), EXIT_CONFIG))
     pending = [r.run_id for r in listed if r.complete and r.run_id not in loaded]
+    if lost:
+        empty = not any(run.complete for run in listed)
+        found.append(Finding("fail", "warehouse", advice(lost, settings.raw_dir, empty=empty, reingest=not pending),
+                             EXIT_CONFIG))
     if pending:
         when = "once the missing runs are restored, or by `casefile rebuild`" if lost else "the next sync loads them"
         found.append(Finding("warn", "warehouse", f"{len(pending)} complete run(s) not loaded yet "

@@ -15,9 +15,14 @@ A run is needed when it is
 * for some (query, origin), the newest run the warehouse loaded: unless the first run the next
   load brings in (the oldest complete run not loaded yet) is a newer run of that query and origin,
   which then replaces it;
-* an ingest of the rules that fetched the file of an edition the warehouse holds (the first run
-  that fetched it, as ``raw_document`` says), or that came after such a run (it may have ingested
-  that edition again). An ingest older than the file of every edition held was replaced.
+* an ingest of the rules that holds the file of an edition the warehouse holds (the run whose
+  copy ``raw_document`` names: the first run that fetched it), or that came after such a run (it
+  may have ingested that edition again). An ingest older than the file of every edition held was
+  replaced. An edition is brought back, and needs none of these, when the first run the next load
+  brings in is an ingest of a file with the very bytes of that edition's file (its manifest's
+  sha256): the newest ingest of an edition is the one loaded, and the same bytes make the same
+  rules, glossary and links. The load then points the edition's ``raw_document`` row at the new
+  copy.
 
 It is there when data/raw/ holds it as a complete run: a run rejected, failed, aborted, never
 finished or whose run.json cannot be read is never loaded, and counts as not there.
@@ -30,7 +35,8 @@ from dataclasses import dataclass, field
 import duckdb
 
 from .build import RULES_ORIGIN, SOURCE_ORIGINS, run_origins
-from .rawstore import RunInfo
+from .errors import SourceDataError
+from .rawstore import RunInfo, read_manifest
 from .resources import read_sql
 
 SHOWN = 3  # runs named in a message; the rest are counted
@@ -41,7 +47,8 @@ class Loaded:
     """What the warehouse says it was loaded from."""
 
     runs: list[tuple[str, str | None, str | None]]  # sync_run: run_id, query, sources ("api,wiki")
-    editions: list[tuple[str, str | None]] = field(default_factory=list)  # effective date, first run of its file
+    # effective date, the run whose copy of its file raw_document names, the file's sha256
+    editions: list[tuple[str, str | None, str | None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,7 @@ def lost_runs(loaded: Loaded, runs: list[RunInfo]) -> list[LostRun]:
     pending = sorted((r for r in runs if r.complete and r.run_id not in loaded_ids), key=lambda r: r.run_id)
     first = pending[0] if pending else None
     brings = {(first.meta.get("query") or "", origin) for origin in run_origins(first)} if first else set()
+    bodies = _rules_bodies(first) if first is not None and RULES_ORIGIN in run_origins(first) else set()
 
     def there(run_id: str) -> bool:
         run = listed.get(run_id)
@@ -97,8 +105,11 @@ def lost_runs(loaded: Loaded, runs: list[RunInfo]) -> list[LostRun]:
     held: dict[str, list[str]] = {run_id: [f"query {query or '(none)'} ({', '.join(origins)})"
                                            for query, origins in by_query.items()]
                                   for run_id, by_query in views.items()}
-    edition_of = {first_run: date for date, first_run in loaded.editions if first_run is not None}
-    oldest_file = min((first_run or "" for _, first_run in loaded.editions), default=None)
+    # the editions the first run to load does not bring back: their ingests are needed
+    staying = [(date, first_run) for date, first_run, sha256 in loaded.editions
+               if sha256 is None or sha256 not in bodies]
+    edition_of = {first_run: date for date, first_run in staying if first_run is not None}
+    oldest_file = min((first_run or "" for _, first_run in staying), default=None)
     for run_id in ingests:
         if there(run_id):
             continue
@@ -110,14 +121,32 @@ def lost_runs(loaded: Loaded, runs: list[RunInfo]) -> list[LostRun]:
             for run_id, what in sorted(held.items())]
 
 
-def advice(lost: list[LostRun], raw_dir) -> str:
-    """One line: which runs, and the two ways out."""
+def _rules_bodies(run: RunInfo) -> set[str]:
+    """The sha256 of the Comprehensive Rules files an ingest holds (none when its manifest
+    cannot be read: the load would fail on it)."""
+    try:
+        return {e.sha256 for e in read_manifest(run) if e.origin == RULES_ORIGIN and e.status == 200 and e.sha256}
+    except (OSError, SourceDataError):
+        return set()
+
+
+def advice(lost: list[LostRun], raw_dir, empty: bool = False, reingest: bool = False) -> str:
+    """One line: which runs, and the ways out. ``empty``: data/raw/ holds no complete run, so a
+    rebuild needs ``--allow-empty`` (it refuses to empty a warehouse unless told to).
+    ``reingest``: no run waits to be loaded, so an ingest of a lost edition's very file would be
+    the next load's first run, and bring the edition back: said when a rules edition is lost."""
     named = "; ".join(run.describe() for run in lost[:SHOWN])
     more = f"; and {len(lost) - SHOWN} more" if len(lost) > SHOWN else ""
+    rebuild = (f"`casefile rebuild --allow-empty` to replace the warehouse with an empty one ({raw_dir} holds no "
+               "complete run), dropping all it holds" if empty else
+               f"`casefile rebuild` to make the warehouse from what {raw_dir} holds, dropping what the missing "
+               "runs held")
+    again = (" (a rules edition also comes back with a `casefile rules ingest` of the same file, byte for "
+             "byte, as the next run)" if reingest and any(h.startswith("rules edition") for run in lost
+                                                           for h in run.held) else "")
     return (f"the warehouse was loaded from {len(lost)} run(s) that {raw_dir} does not hold as complete runs: "
             f"{named}{more}. A load now would remove what they hold. Restore {raw_dir}/<run_id> (from a backup "
-            "or the cache it came from), or run `casefile rebuild` to make the warehouse from what "
-            f"{raw_dir} holds, dropping what the missing runs held")
+            f"or the cache it came from){again}, or run {rebuild}")
 
 
 __all__ = ["Loaded", "LostRun", "advice", "lost_runs", "read_loaded"]

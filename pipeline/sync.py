@@ -349,7 +349,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
             with timing.phase("load"):
                 bulk_query = (run.meta.get("query") or "") if run.meta.get("plan") == "bulk" else None
                 counts = load_run(con, {**run_row(run), "timed": timed}, state.tables, document_rows(run),
-                                  scope=state.scope, bulk_query=bulk_query)
+                                  scope=state.scope, bulk_query=bulk_query, kept_runs=[r.run_id for r in runs])
         except (SourceDataError, QueryMatchesNothing) as exc:
             # data the build cannot read, or rows the warehouse checks refuse (the load rolled
             # back): the run is rejected, so that it does not stand before every later load.
@@ -465,9 +465,10 @@ def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> Lo
 
 
 def _refuse_to_empty(settings: Settings, store: RawStore) -> None:
-    """A raw store without a complete run (a mount that failed, another --data-dir) would rebuild
-    a warehouse that holds runs into an empty one: refused (78). A warehouse that cannot be read
-    is no reason to refuse: a rebuild is how it is made again."""
+    """A raw store without a complete run (a mount that failed, another --data-dir, a cache not
+    restored) would rebuild a warehouse that holds runs into an empty one: refused (78) unless
+    asked for with ``allow_empty`` (``rebuild``). A warehouse that cannot be read is no reason to
+    refuse: a rebuild is how it is made again."""
     if store.complete_runs() or not settings.warehouse_path.exists():
         return
     from .reader import open_reader
@@ -485,7 +486,10 @@ def _refuse_to_empty(settings: Settings, store: RawStore) -> None:
     if held:
         raise ConfigError(f"the raw store {settings.raw_dir} holds no complete run, while the warehouse holds "
                           f"{held} loaded run(s): a rebuild would empty it. Check the data folder (--data-dir, "
-                          f"a mount); to start afresh, delete {settings.warehouse_path} first")
+                          f"a mount, a raw store to restore); if {settings.raw_dir} is meant to be empty, "
+                          f"`casefile rebuild --allow-empty` replaces the warehouse with an empty one, which the "
+                          f"next sync loads into afresh (all it holds is dropped: copy {settings.warehouse_path} "
+                          f"first to keep it)")
 
 
 def _left_out(settings: Settings, store: RawStore) -> list[str]:
@@ -517,10 +521,13 @@ REBUILD_REPLACED_STOPPED = ("stopped by SIGTERM just after the new warehouse was
                             "the warehouse is rebuilt")
 
 
-def rebuild(settings: Settings, progress=None, left_out: list[str] | None = None) -> list[LoadResult]:
+def rebuild(settings: Settings, progress=None, left_out: list[str] | None = None,
+            allow_empty: bool = False) -> list[LoadResult]:
     """The warehouse from the raw store alone: every complete run replayed in order, no network.
     ``left_out``, when given, receives the runs the old warehouse was loaded from that the raw
     store lacks (their content is not in the new warehouse: the way to accept that loss).
+    ``allow_empty``: a raw store without a complete run makes an empty warehouse, whatever the
+    old one held (refused otherwise, ``_refuse_to_empty``).
 
     Built in a new file and renamed over the old one, so readers see the old warehouse or the
     new one, never a half-built one. Every build is a full one (no delta of the bulk files), so a
@@ -542,7 +549,8 @@ def rebuild(settings: Settings, progress=None, left_out: list[str] | None = None
                 raise SourceDataError(f"run {damaged[0].run_id}: {damaged[0].damaged}; a rebuild would leave it "
                                       f"out: repair its run.json or remove the folder ({len(damaged)} such run(s))")
             target = settings.warehouse_path
-            _refuse_to_empty(settings, store)
+            if not allow_empty:
+                _refuse_to_empty(settings, store)
             missing = _left_out(settings, store)
             if left_out is not None:
                 left_out.extend(missing)

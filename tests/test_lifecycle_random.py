@@ -29,8 +29,9 @@ After each command:
 4. `casefile doctor` exits 78 exactly when the next load would refuse: checked before every
    sync and ingest (doctor passing: the load must not refuse; doctor failing: the load refuses
    unless its own run replaces every view lost, a sync of the lost run's query and sources, which
-   (2) then checks), and at each doctor step against a rules ingest in a copy of the folder (a
-   load that replaces no query's view);
+   (2) then checks, or an ingest of the very file of the rules edition lost, which brings it
+   back), and at each doctor step against an ingest of another edition of the rules in a copy of
+   the folder (a load that replaces no query's view and brings no edition back);
 5. a rebuild exits 0 (or 78 when data/raw/ holds no complete run while the warehouse holds
    runs: refused rather than emptied, as the README says) and leaves no lost run: doctor passes
    and the next sync or ingest exits 0.
@@ -91,8 +92,13 @@ def replays(tmp_path_factory) -> dict[str, list[str]]:
         rulings[0]["comment"] += " (Reworded.)"
 
     edited.edit_rulings(EDITED_CARD, reword)
+    other_edition = folder / "cr_other_edition.txt"  # CONSTRUCTED: the excerpt dated November 8, 2024
+    other_edition.write_text(CR.read_text("utf-8").replace("These rules are effective as of September 20, 2024.",
+                                                           "These rules are effective as of November 8, 2024."),
+                             "utf-8")
     return {"sync_a": ["sync", "--offline"], "sync_b": ["sync", "--offline", str(t_case)],
-            "sync_edited": ["sync", "--offline", str(edited.path)], "ingest": ["rules", "ingest", str(CR)]}
+            "sync_edited": ["sync", "--offline", str(edited.path)], "ingest": ["rules", "ingest", str(CR)],
+            "probe": ["rules", "ingest", str(other_edition)]}
 
 
 def cli(data: Path, *args: str) -> int:
@@ -143,12 +149,13 @@ def doctor(data: Path) -> int:
     return main(["--data-dir", str(data), "doctor"])
 
 
-def load_refuses_in_copy(data: Path, scratch: Path) -> bool:
-    """Whether a load that replaces no query's view (a rules ingest) refuses, in a copy of the folder."""
+def load_refuses_in_copy(data: Path, scratch: Path, probe: list[str]) -> bool:
+    """Whether a load that replaces no query's view and brings no rules edition back (an ingest of
+    an edition no step ingests) refuses, in a copy of the folder."""
     copy = scratch / "probe"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(data, copy)
-    code = cli(copy, "rules", "ingest", str(CR))
+    code = cli(copy, *probe)
     shutil.rmtree(copy)
     assert code in (0, 78), code
     return code == 78
@@ -204,7 +211,7 @@ def play(data: Path, scratch: Path, replays: dict, steps: list[tuple[str, int]])
             code = doctor(data)
             assert code in (0, 78), where
             if warehouse_of(data).exists():
-                assert (code == 78) == load_refuses_in_copy(data, scratch), \
+                assert (code == 78) == load_refuses_in_copy(data, scratch, replays["probe"]), \
                     f"doctor exits {code}, a load in a copy disagrees: {where}"
 
 

@@ -194,6 +194,92 @@ def test_doctor_fails_on_a_warehouse_copied_without_its_raw_store_and_passes_aft
     assert cli(copy, "doctor") == 0
 
 
+def test_a_raw_store_emptied_by_hand_is_accepted_only_by_a_rebuild_told_to_empty_the_warehouse(data_dir, capsys):
+    """Every run folder deleted (a raw store not restored): a plain rebuild refuses, and every
+    refusal names `casefile rebuild --allow-empty`, which makes an empty warehouse the next sync
+    loads into afresh."""
+    assert cli(data_dir, "-q", "sync", "--offline") == 0
+    assert cli(data_dir, "-q", "rules", "ingest", str(CR)) == 0
+    lost = run_ids(data_dir)
+    for run_id in lost:
+        shutil.rmtree(data_dir / "raw" / run_id)
+    before = fingerprints(data_dir)
+    capsys.readouterr()
+
+    assert cli(data_dir, "doctor", "--format", "json") == 78
+    [finding] = [f["finding"] for f in json.loads(capsys.readouterr().out) if f["level"] == "fail"]
+    assert "`casefile rebuild --allow-empty`" in finding and "holds no complete run" in finding
+    assert cli(data_dir, "rebuild") == 78
+    err = capsys.readouterr().err
+    assert "`casefile rebuild --allow-empty`" in err and f"copy {warehouse_of(data_dir)} first" in err
+    assert fingerprints(data_dir) == before
+
+    assert cli(data_dir, "rebuild", "--allow-empty") == 0
+    out = capsys.readouterr().out
+    assert "from 0 run(s): 0 cards, 0 rulings" in out
+    assert out.rstrip().endswith(f"left out 2 run(s) the old warehouse was loaded from that {data_dir / 'raw'} "
+                                 f"lacks: {', '.join(lost)}")
+    assert query(data_dir, "SELECT (SELECT count(*) FROM card) + (SELECT count(*) FROM sync_run) "
+                           "+ (SELECT count(*) FROM cr_edition)") == [(0,)]
+    assert cli(data_dir, "doctor") == 0
+    assert cli(data_dir, "-q", "sync", "--offline", "--sources", "api") == 0
+    assert query(data_dir, "SELECT count(*) FROM card") == [(15,)]
+
+
+def test_rebuild_allow_empty_with_runs_in_the_raw_store_is_a_plain_rebuild(data_dir, capsys):
+    assert cli(data_dir, "-q", "sync", "--offline") == 0
+    before = fingerprints(data_dir, tables=("card", "ruling", "card_ruling", "ruling_sighting"))
+    assert cli(data_dir, "-q", "rebuild", "--allow-empty") == 0
+    assert fingerprints(data_dir, tables=("card", "ruling", "card_ruling", "ruling_sighting")) == before
+
+
+RULES_TABLES = ("cr_edition", "cr_rule", "cr_glossary", "ruling_rule", "card_rule")
+
+
+def test_a_rules_ingest_deleted_by_hand_is_brought_back_by_an_ingest_of_the_same_file(data_dir, capsys):
+    """The same bytes make the same edition, and the newest ingest of an edition is the one
+    loaded: an ingest of the very file loads, changing no rules row, points the edition's
+    document at its copy, and the loads after it go on."""
+    assert cli(data_dir, "-q", "sync", "--offline") == 0
+    assert cli(data_dir, "-q", "rules", "ingest", str(CR)) == 0
+    _, ingest = run_ids(data_dir)
+    shutil.rmtree(data_dir / "raw" / ingest)
+    before = fingerprints(data_dir, tables=RULES_TABLES)
+    capsys.readouterr()
+    assert cli(data_dir, "doctor", "--format", "json") == 78
+    [finding] = [f["finding"] for f in json.loads(capsys.readouterr().out) if f["level"] == "fail"]
+    assert f"{ingest} (missing; rules edition 2024-09-20)" in finding
+    assert "`casefile rules ingest` of the same file, byte for byte" in finding
+
+    assert cli(data_dir, "-q", "rules", "ingest", str(CR)) == 0
+    assert fingerprints(data_dir, tables=RULES_TABLES) == before
+    _, again = run_ids(data_dir)
+    [(path,)] = query(data_dir, "SELECT path FROM raw_document WHERE origin = 'comprehensive-rules'")
+    assert path.startswith(f"{again}/") and (data_dir / "raw" / path).read_bytes() == CR.read_bytes()
+    assert lost_in(data_dir) == []
+    assert cli(data_dir, "doctor") == 0
+    assert cli(data_dir, "-q", "sync", "--offline", "--sources", "api") == 0
+    assert fingerprints(data_dir, tables=RULES_TABLES) == before
+
+
+def test_a_rules_ingest_deleted_by_hand_is_not_brought_back_by_another_edition(data_dir, tmp_path, capsys):
+    later = tmp_path / "cr_later.txt"
+    later.write_text(CR.read_text("utf-8").replace("These rules are effective as of September 20, 2024.",
+                                                   "These rules are effective as of November 8, 2024."), "utf-8")
+    assert cli(data_dir, "-q", "rules", "ingest", str(CR)) == 0
+    [ingest] = run_ids(data_dir)
+    shutil.rmtree(data_dir / "raw" / ingest)
+    before = fingerprints(data_dir)
+    capsys.readouterr()
+    assert cli(data_dir, "rules", "ingest", str(later)) == 78
+    err = capsys.readouterr().err
+    assert f"{ingest} (missing; rules edition 2024-09-20)" in err and "`casefile rebuild`" in err
+    assert "byte for byte" not in err  # the refused run waits to load first: an ingest now would come after it
+    assert fingerprints(data_dir) == before
+    assert cli(data_dir, "-q", "rebuild") == 0
+    assert query(data_dir, "SELECT CAST(effective_date AS VARCHAR) FROM cr_edition") == [("2024-11-08",)]
+
+
 # -- lost_runs, on constructed runs --------------------------------------------------------
 
 def _run(store: RawStore, run_id: str, query: str | None = "q", sources=("api",), status: str = "complete") -> str:
@@ -251,7 +337,7 @@ def test_the_ingests_of_the_rules_needed_are_those_of_the_editions_held_and_afte
     store = RawStore(tmp_path)
     runs = [(_id(1), None, "rules"), (_id(2), None, "rules"), (_id(3), None, "rules"), (_id(4), None, "rules")]
     # day 1: an edition day 2 ingested again (another file); day 3 the next edition; day 4 again one of the two
-    editions = [("2024-09-20", _id(2)), ("2025-02-07", _id(3))]
+    editions = [("2024-09-20", _id(2), None), ("2025-02-07", _id(3), None)]
     assert _lost(store, Loaded(runs, editions)) == {_id(2): "missing", _id(3): "missing", _id(4): "missing"}
     for day in (2, 3, 4):
         _run(store, _id(day), None, ("rules",))
@@ -259,11 +345,12 @@ def test_the_ingests_of_the_rules_needed_are_those_of_the_editions_held_and_afte
     shutil.rmtree(tmp_path / _id(3))
     [lost] = lost_runs(Loaded(runs, editions), store.runs())
     assert (lost.run_id, lost.held) == (_id(3), ("rules edition 2025-02-07",))
-    # a pending ingest brings no edition back: which edition it holds is in its file, not read
+    # a pending ingest brings back only an edition whose very file it holds (by its manifest's
+    # sha256): this one holds no file (the CLI tests ingest the same file again)
     _run(store, _id(5), None, ("rules",))
     assert _lost(store, Loaded(runs, editions)) == {_id(3): "missing"}
     # day 1's ingest, older than the file of every edition held, was replaced: not needed
-    assert _lost(store, Loaded(runs, [("2025-02-07", _id(3))])) == {_id(3): "missing"}
+    assert _lost(store, Loaded(runs, [("2025-02-07", _id(3), None)])) == {_id(3): "missing"}
     shutil.rmtree(tmp_path / _id(4))
     assert [(r.run_id, r.held) for r in lost_runs(Loaded(runs, editions), store.runs())] == \
         [(_id(3), ("rules edition 2025-02-07",)), (_id(4), ("an ingest of the rules",))]

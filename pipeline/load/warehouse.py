@@ -273,8 +273,8 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, int]:
 
 
 def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Rows],
-             documents: list[dict], scope: tuple[str, ...] = (), bulk_query: str | None = None
-             ) -> dict[str, dict[str, int]]:
+             documents: list[dict], scope: tuple[str, ...] = (), bulk_query: str | None = None,
+             kept_runs: list[str] | None = None) -> dict[str, dict[str, int]]:
     """Merge one run's state into the warehouse in a single transaction; return per-table counts.
 
     Order inside the transaction: stage every table, compute the change events against the live
@@ -282,7 +282,9 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
     ``scope``: the tables a delta build staged in part (the keys it answers for are in
     scope_<table>). ``run_row["timed"]`` false (a rebuild) leaves sync_run.duration_s NULL.
     ``bulk_query``: the query of the bulk view the run loads, which must keep a card
-    (QueryMatchesNothing, exit 2, rolls the load back).
+    (QueryMatchesNothing, exit 2, rolls the load back). ``kept_runs``: the complete runs of
+    data/raw/; a document of the run whose raw_document row names a file of another run folder
+    (one deleted by hand) is pointed at the run's copy.
     """
     counts: dict[str, dict[str, int]] = {}
     con.execute("BEGIN TRANSACTION")
@@ -305,6 +307,8 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         n_changes = con.execute(read_sql("load/insert_change_events.sql"), {"run_id": run_row["run_id"]}).fetchone()[0]
         _stage(con, "raw_document", documents, columns)
         con.execute(read_sql("load/insert_raw_document.sql"))
+        if kept_runs is not None:
+            con.execute(read_sql("load/repoint_lost_documents.sql"), {"kept_runs": kept_runs})
         totals = {k: sum(c[k] for c in counts.values()) for k in ("inserted", "updated", "removed")}
         row = {"timed": True, **run_row, **totals, "loaded_at": utc_now_iso()}  # the rows are written: only checks and commit remain
         if row.get("status") is None:
