@@ -6,9 +6,10 @@ warehouse's content came from that is gone from data/raw/ (its folder deleted by
 not restored beside its warehouse, a warehouse copied to another data folder) would have its
 content removed by the next load, as if the sources had dropped it. ``lost_runs`` names such runs
 from the warehouse's ``sync_run`` and ``cr_edition`` rows and a listing of data/raw/ (no raw file
-is read). A load refuses while there is any (exit 78: the data folder's two halves do not match),
-``doctor`` fails on it, and ``rebuild``, which makes the warehouse from data/raw/ alone, is how
-the loss is accepted.
+is read; the manifests of ingests only when one waits to load or an edition's file is gone). A
+load refuses while there is any (exit 78: the data folder's two halves do not match), ``doctor``
+fails on it, and ``rebuild``, which makes the warehouse from data/raw/ alone, is how the loss is
+accepted.
 
 A run is needed when it is
 
@@ -16,13 +17,17 @@ A run is needed when it is
   load brings in (the oldest complete run not loaded yet) is a newer run of that query and origin,
   which then replaces it;
 * an ingest of the rules that holds the file of an edition the warehouse holds (the run whose
-  copy ``raw_document`` names: the first run that fetched it), or that came after such a run (it
-  may have ingested that edition again). An ingest older than the file of every edition held was
-  replaced. An edition is brought back, and needs none of these, when the first run the next load
-  brings in is an ingest of a file with the very bytes of that edition's file (its manifest's
-  sha256): the newest ingest of an edition is the one loaded, and the same bytes make the same
-  rules, glossary and links. The load then points the edition's ``raw_document`` row at the new
-  copy.
+  copy ``raw_document`` names: the first run that fetched it; when that run is gone, the oldest
+  ingest the next load builds from that holds the same bytes, if any), or that came after such a
+  run (it may have ingested that edition again). An ingest older than the file of every edition
+  held was replaced. An edition is brought back, and needs none of these, when the first run the
+  next load brings in is an ingest of a file with the very bytes of that edition's file (its
+  manifest's sha256): the newest ingest of an edition is the one loaded, and the same bytes make
+  the same rules, glossary and links.
+
+Every load points a ``raw_document`` row whose file is in a run folder that is gone at the oldest
+copy of the same document that the complete runs up to it hold (``lost_document_copies``): the
+copy a rebuild names.
 
 It is there when data/raw/ holds it as a complete run: a run rejected, failed, aborted, never
 finished or whose run.json cannot be read is never loaded, and counts as not there.
@@ -105,9 +110,13 @@ def lost_runs(loaded: Loaded, runs: list[RunInfo]) -> list[LostRun]:
     held: dict[str, list[str]] = {run_id: [f"query {query or '(none)'} ({', '.join(origins)})"
                                            for query, origins in by_query.items()]
                                   for run_id, by_query in views.items()}
-    # the editions the first run to load does not bring back: their ingests are needed
-    staying = [(date, first_run) for date, first_run, sha256 in loaded.editions
-               if sha256 is None or sha256 not in bodies]
+    # the editions the first run to load does not bring back: their ingests are needed. An
+    # edition whose file's run is gone is held by the oldest ingest the load builds from that holds
+    # the same bytes, when there is one (the copy the load then points raw_document at)
+    copies = _rules_copies([r for r in runs if r.complete and (first is None or r.run_id < first.run_id)]) \
+        if any(not there(first_run or "") for _, first_run, _ in loaded.editions) else {}
+    staying = [(date, first_run if there(first_run or "") else copies.get(sha256, first_run))
+               for date, first_run, sha256 in loaded.editions if sha256 is None or sha256 not in bodies]
     edition_of = {first_run: date for date, first_run in staying if first_run is not None}
     oldest_file = min((first_run or "" for _, first_run in staying), default=None)
     for run_id in ingests:
@@ -119,6 +128,42 @@ def lost_runs(loaded: Loaded, runs: list[RunInfo]) -> list[LostRun]:
             held.setdefault(run_id, []).append("an ingest of the rules")
     return [LostRun(run_id, "missing" if run_id not in listed else listed[run_id].status, tuple(what))
             for run_id, what in sorted(held.items())]
+
+
+def lost_document_copies(con: duckdb.DuckDBPyConnection, runs: list[RunInfo], loading: str) -> list[dict]:
+    """For each raw_document row that names a file of a run folder that ``runs`` (the complete runs
+    of data/raw/) lacks, deleted by hand, the file ({doc_id, path}) of the same document (URL and
+    bytes) in the oldest of them up to the run ``loading`` that holds it: the copy a rebuild names,
+    as its load of that run is the first to see the document. The manifests are read only while
+    such a row exists, oldest run first, until each row has its copy (a manifest that cannot be
+    read is passed over); a document that only runs now gone held keeps naming its file."""
+    lost = dict(con.execute(read_sql("read/lost_documents.sql"),
+                            {"kept_runs": [run.run_id for run in runs]}).fetchall())
+    origins = set(lost.values())
+    copies: dict[str, dict] = {}
+    for run in sorted((r for r in runs if r.run_id <= loading), key=lambda r: r.run_id):
+        if len(copies) == len(lost):
+            break
+        if not origins.intersection(run_origins(run)):
+            continue
+        try:
+            entries = read_manifest(run, include_quarantined=True)
+        except (OSError, SourceDataError):
+            continue
+        for entry in entries:
+            if entry.doc_id in lost and entry.doc_id not in copies:
+                copies[entry.doc_id] = {"doc_id": entry.doc_id, "path": f"{run.run_id}/{entry.path}"}
+    return list(copies.values())
+
+
+def _rules_copies(runs: list[RunInfo]) -> dict[str, str]:
+    """For the sha256 of each Comprehensive Rules file these complete runs hold, the oldest
+    ingest that holds it."""
+    oldest: dict[str, str] = {}
+    for run in sorted(runs, key=lambda r: r.run_id, reverse=True):
+        if RULES_ORIGIN in run_origins(run):
+            oldest.update((sha256, run.run_id) for sha256 in _rules_bodies(run))
+    return oldest
 
 
 def _rules_bodies(run: RunInfo) -> set[str]:
@@ -149,4 +194,4 @@ def advice(lost: list[LostRun], raw_dir, empty: bool = False, reingest: bool = F
             f"or the cache it came from){again}, or run {rebuild}")
 
 
-__all__ = ["Loaded", "LostRun", "advice", "lost_runs", "read_loaded"]
+__all__ = ["Loaded", "LostRun", "advice", "lost_document_copies", "lost_runs", "read_loaded"]

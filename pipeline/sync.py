@@ -30,7 +30,7 @@ from .normalize.lines import prune_cache
 from .stop import ABORTED_MESSAGE
 from .load.warehouse import defer_compaction, describe_failures, load_run, open_writer, replace_file, run_checks
 from .lock import SyncLock
-from .lost import SHOWN, advice, lost_runs, read_loaded
+from .lost import SHOWN, advice, lost_document_copies, lost_runs, read_loaded
 from .rawstore import RawStore, RunInfo, document_problem, mark_rejected, read_manifest, read_run
 from .reader import loaded_runs
 from .resources import sample_dir
@@ -349,7 +349,8 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
             with timing.phase("load"):
                 bulk_query = (run.meta.get("query") or "") if run.meta.get("plan") == "bulk" else None
                 counts = load_run(con, {**run_row(run), "timed": timed}, state.tables, document_rows(run),
-                                  scope=state.scope, bulk_query=bulk_query, kept_runs=[r.run_id for r in runs])
+                                  scope=state.scope, bulk_query=bulk_query, kept_runs=[r.run_id for r in runs],
+                                  copies=lost_document_copies(con, runs, run.run_id))
         except (SourceDataError, QueryMatchesNothing) as exc:
             # data the build cannot read, or rows the warehouse checks refuse (the load rolled
             # back): the run is rejected, so that it does not stand before every later load.

@@ -17,7 +17,9 @@ After each command:
    data/raw/ holds every run the warehouse was loaded from. A prune that deleted runs, or a run
    folder deleted by hand, takes the runs their history came from: the warehouse keeps their
    rows, a rebuild cannot make them (README, prune: "a change history that starts at the oldest
-   kept run"); a rebuild of the folder makes the two agree again;
+   kept run"); a rebuild of the folder makes the two agree again. Even then, each document a
+   rebuild records names the same file in both: the oldest copy data/raw/ holds (a sync, or an
+   ingest of the same rules file again, after the first run that fetched it was lost);
 2. a sync or an ingest that exits 78 leaves the warehouse unchanged, table by table; one that
    exits 0 keeps every card of every query the warehouse held, with rulings if it had some, and
    every rules edition (the replays never drop a card: a card gone is content removed for a
@@ -134,13 +136,19 @@ def state(data: Path, tables=EVERY_TABLE):
     return fingerprints(data, tables=tables) if warehouse_of(data).exists() else None
 
 
-def rebuilt_copy(data: Path, scratch: Path, tables) -> dict:
-    """What `casefile rebuild` makes of a copy of data/raw/ alone."""
+def documents(data: Path) -> dict[str, str]:
+    """The file each raw_document row names, by doc_id."""
+    return dict(query(data, "SELECT doc_id, path FROM raw_document"))
+
+
+def rebuilt_copy(data: Path, scratch: Path, tables) -> tuple[dict, dict[str, str]]:
+    """What `casefile rebuild` makes of a copy of data/raw/ alone: the tables' fingerprints, and
+    the file each raw_document row names."""
     copy = scratch / "rebuilt"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(data / "raw", copy / "raw")
     assert cli(copy, "rebuild") == 0
-    found = fingerprints(copy, tables=tables)
+    found = fingerprints(copy, tables=tables), documents(copy)
     shutil.rmtree(copy)
     return found
 
@@ -181,7 +189,11 @@ def play(data: Path, scratch: Path, replays: dict, steps: list[tuple[str, int]])
             assert cards <= now_cards and editions <= now_editions, f"a load removed content: {where}"
             assert lost(data) == [], where
             tables = EVERY_TABLE if history_whole else CONTENT_TABLES
-            assert state(data, tables) == rebuilt_copy(data, scratch, tables), f"sync differs from rebuild: {where}"
+            rebuilt, named = rebuilt_copy(data, scratch, tables)
+            assert state(data, tables) == rebuilt, f"sync differs from rebuild: {where}"
+            held_files = documents(data)
+            assert {doc: held_files.get(doc) for doc in named} == named, \
+                f"a document names another copy than a rebuild does: {where}"
             must_load = False
         elif op == "prune":
             lost_before = lost(data)

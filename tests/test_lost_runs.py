@@ -280,6 +280,64 @@ def test_a_rules_ingest_deleted_by_hand_is_not_brought_back_by_another_edition(d
     assert query(data_dir, "SELECT CAST(effective_date AS VARCHAR) FROM cr_edition") == [("2024-11-08",)]
 
 
+
+def documents(data: Path) -> dict[str, str]:
+    """raw_document: the file each document's row names, by doc_id."""
+    return dict(query(data, "SELECT doc_id, path FROM raw_document"))
+
+
+def rebuilt(data: Path, scratch: Path) -> Path:
+    """What `casefile rebuild` makes of a copy of data/raw/ alone."""
+    shutil.copytree(data / "raw", scratch / "raw")
+    assert cli(scratch, "-q", "rebuild") == 0
+    return scratch
+
+
+def test_a_document_whose_first_copy_was_deleted_by_hand_names_the_oldest_copy_left_as_a_rebuild_does(
+        data_dir, tmp_path):
+    """The sample synced and the rules ingested twice each (the same bytes: one raw_document row
+    each), then the first sync and the first ingest deleted by hand. Each load points a row that
+    names a file of a folder that is gone at the oldest complete run's copy, the one a rebuild
+    names (the first run that fetched it among those left): not the copy of the run loading, nor
+    only when that run holds the document."""
+    assert cli(data_dir, "-q", "sync", "--offline") == 0
+    assert cli(data_dir, "-q", "rules", "ingest", str(CR)) == 0
+    assert cli(data_dir, "-q", "sync", "--offline") == 0
+    assert cli(data_dir, "-q", "rules", "ingest", str(CR)) == 0
+    first_sync, first_ingest, second_sync, second_ingest = run_ids(data_dir)
+    for run_id in (first_sync, first_ingest):
+        shutil.rmtree(data_dir / "raw" / run_id)
+
+    # an ingest of the same file: the rules row, and the sample's rows (the ingest holds none of them)
+    assert cli(data_dir, "-q", "rules", "ingest", str(CR)) == 0
+    held = documents(data_dir)
+    assert {path.split("/")[0] for path in held.values()} == {second_sync, second_ingest}
+    assert held == documents(rebuilt(data_dir, tmp_path / "rebuilt"))
+    # a sync of the same bytes later changes none of them
+    assert cli(data_dir, "-q", "sync", "--offline") == 0
+    assert documents(data_dir) == held
+    assert documents(data_dir) == documents(rebuilt(data_dir, tmp_path / "rebuilt-again"))
+    for path in held.values():
+        assert (data_dir / "raw" / path).is_file()
+
+
+def test_a_rules_ingest_deleted_by_hand_after_an_ingest_of_the_same_file_loses_nothing(data_dir, tmp_path, capsys):
+    """The rules ingested twice from the same file, the first ingest deleted by hand: the second
+    holds the edition's very file, so nothing is lost. doctor passes, the next sync loads and
+    points the edition's document at the second ingest's copy, as a rebuild does."""
+    assert cli(data_dir, "-q", "rules", "ingest", str(CR)) == 0
+    assert cli(data_dir, "-q", "rules", "ingest", str(CR)) == 0
+    first, second = run_ids(data_dir)
+    shutil.rmtree(data_dir / "raw" / first)
+    assert lost_in(data_dir) == []
+    assert cli(data_dir, "doctor") == 0
+    before = fingerprints(data_dir, tables=("cr_edition", "cr_rule", "cr_glossary"))
+    assert cli(data_dir, "-q", "sync", "--offline", "--sources", "api") == 0
+    assert fingerprints(data_dir, tables=("cr_edition", "cr_rule", "cr_glossary")) == before
+    [(path,)] = query(data_dir, "SELECT path FROM raw_document WHERE origin = 'comprehensive-rules'")
+    assert path.startswith(f"{second}/")
+    assert documents(data_dir) == documents(rebuilt(data_dir, tmp_path / "rebuilt"))
+
 # -- lost_runs, on constructed runs --------------------------------------------------------
 
 def _run(store: RawStore, run_id: str, query: str | None = "q", sources=("api",), status: str = "complete") -> str:

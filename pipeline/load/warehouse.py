@@ -274,7 +274,7 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, int]:
 
 def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Rows],
              documents: list[dict], scope: tuple[str, ...] = (), bulk_query: str | None = None,
-             kept_runs: list[str] | None = None) -> dict[str, dict[str, int]]:
+             kept_runs: list[str] | None = None, copies: list[dict] = ()) -> dict[str, dict[str, int]]:
     """Merge one run's state into the warehouse in a single transaction; return per-table counts.
 
     Order inside the transaction: stage every table, compute the change events against the live
@@ -283,10 +283,12 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
     scope_<table>). ``run_row["timed"]`` false (a rebuild) leaves sync_run.duration_s NULL.
     ``bulk_query``: the query of the bulk view the run loads, which must keep a card
     (QueryMatchesNothing, exit 2, rolls the load back). ``kept_runs``: the complete runs of
-    data/raw/; a document of the run whose raw_document row names a file of another run folder
-    (one deleted by hand) is pointed at the run's copy.
+    data/raw/; a raw_document row that names a file of another run folder (one deleted by hand)
+    is pointed at the copy ``copies`` gives ({doc_id, path}: ``lost.lost_document_copies``).
     """
     counts: dict[str, dict[str, int]] = {}
+    if kept_runs is not None and copies:
+        _stage_moves(con, list(copies))
     con.execute("BEGIN TRANSACTION")
     try:
         columns = _table_columns(con)
@@ -307,7 +309,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         n_changes = con.execute(read_sql("load/insert_change_events.sql"), {"run_id": run_row["run_id"]}).fetchone()[0]
         _stage(con, "raw_document", documents, columns)
         con.execute(read_sql("load/insert_raw_document.sql"))
-        if kept_runs is not None:
+        if kept_runs is not None and copies:
             con.execute(read_sql("load/repoint_lost_documents.sql"), {"kept_runs": kept_runs})
         totals = {k: sum(c[k] for c in counts.values()) for k in ("inserted", "updated", "removed")}
         row = {"timed": True, **run_row, **totals, "loaded_at": utc_now_iso()}  # the rows are written: only checks and commit remain
@@ -332,6 +334,13 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
     return counts
 
 
+def _stage_moves(con: duckdb.DuckDBPyConnection, moves: list[dict]) -> None:
+    """stage_moves: the file ({doc_id, path}) each raw_document row that moves is to name."""
+    con.execute("DROP TABLE IF EXISTS temp.main.stage_moves")
+    con.execute("CREATE TEMP TABLE stage_moves (doc_id VARCHAR, path VARCHAR)")
+    insert_rows(con, "stage_moves", moves)
+
+
 def repoint_documents(con: duckdb.DuckDBPyConnection, moves: list[dict], deleted_runs: list[str],
                       sighting_moves: list[dict] = ()) -> tuple[int, int]:
     """Point the raw_document rows that name a file of ``deleted_runs`` at the copy ``moves``
@@ -339,9 +348,7 @@ def repoint_documents(con: duckdb.DuckDBPyConnection, moves: list[dict], deleted
     one ``sighting_moves`` gives ({doc_id, to_doc_id, place}: the sightings of the view of that
     place) (``prune``), in one transaction; returns
     how many document rows and sighting rows changed."""
-    con.execute("DROP TABLE IF EXISTS temp.main.stage_moves")
-    con.execute("CREATE TEMP TABLE stage_moves (doc_id VARCHAR, path VARCHAR)")
-    insert_rows(con, "stage_moves", moves)
+    _stage_moves(con, moves)
     con.execute("DROP TABLE IF EXISTS temp.main.stage_sighting_moves")
     con.execute("CREATE TEMP TABLE stage_sighting_moves (doc_id VARCHAR, to_doc_id VARCHAR, place VARCHAR)")
     insert_rows(con, "stage_sighting_moves", list(sighting_moves))
