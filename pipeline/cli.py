@@ -17,7 +17,7 @@ import click
 
 from . import __version__
 from .config import ALL_SOURCES, DEFAULT_KEEP_DAYS, DEFAULT_QUERY, Settings, from_env
-from .errors import EXIT_BUG, EXIT_USAGE, CasefileError, ConfigError, UsageError
+from .errors import EXIT_BUG, EXIT_USAGE, CasefileError, ConfigError, UsageError, printable
 from .formats import FORMATS, REPORT_FORMATS, render
 
 log = logging.getLogger("casefile")
@@ -374,24 +374,110 @@ def prune(ctx: Context, keep_days: int, dry_run: bool) -> None:
     ctx.emit(text, result.summary())
 
 
+class NameValue(click.ParamType):
+    """A ``NAME=VALUE`` of ``--param``, as (NAME, VALUE): split at the first ``=``, so a VALUE may
+    hold one; an empty VALUE is the empty string."""
+
+    name = "NAME=VALUE"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        name, equals, text = value.partition("=")
+        if not equals:
+            self.fail(f"{value!r} is not NAME=VALUE", param, ctx)
+        if not name:
+            self.fail(f"{value!r} has no NAME before its =", param, ctx)
+        if name.startswith("$"):
+            self.fail(f"{value!r}: write the NAME without its $ ({name[1:]}={text})", param, ctx)
+        return name, text
+
+
+def _params(click_ctx: click.Context, param: click.Parameter, pairs) -> dict[str, str]:
+    """The ``--param`` values as a dict; a NAME given twice (in any case: DuckDB's names are not
+    case-sensitive) is a usage error, not the last one winning."""
+    params: dict[str, str] = {}
+    for name, value in pairs:
+        if name.lower() in {given.lower() for given in params}:
+            raise click.BadParameter(f"{name} is given twice", click_ctx, param)
+        params[name] = value
+    return params
+
+
+def _sql_text(data: bytes, where: str) -> str:
+    """The UTF-8 text of a query read from ``where`` (a byte order mark dropped)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{where}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+
+
+def _read_stdin() -> str:
+    try:
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # closed by the shell (`<&-`): Python has no sys.stdin
+            raise OSError("there is none")
+        data = stream.read()
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise UsageError(f"stdin: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+    return _sql_text(data, "stdin")
+
+
+def _read_query_file(path: str) -> str:
+    """The text of ``--file``'s file, read by casefile (DuckDB's connection reads no file)."""
+    from .config import expand_home
+
+    where = f"--file {printable(path)}"
+    try:
+        data = expand_home(path).read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{where}: a folder, not a file") from None
+    except OSError as exc:
+        raise UsageError(f"{where}: cannot read it ({exc.strerror or exc})") from None
+    return _sql_text(data, where)
+
+
 @main_group.command()
-@click.argument("statement")
+@click.argument("statement", required=False)
+@click.option("-f", "--file", "file", metavar="PATH",
+              help="Read the SQL from this UTF-8 file (- for stdin) instead of STATEMENT.")
+@click.option("--param", "params", metavar="NAME=VALUE", type=NameValue(), multiple=True, callback=_params,
+              help="Give $NAME in the SQL this VALUE, as text (cast it where the SQL needs another type: "
+                   "$NAME::INTEGER). Repeatable.")
 @format_option()
 @pass_ctx
-def sql(ctx: Context, statement: str, fmt: str) -> None:
+def sql(ctx: Context, statement: str | None, file: str | None, params: dict[str, str], fmt: str) -> None:
     """Run SQL on a read-only connection to the warehouse and print the rows of its last statement
-    (the ones before it run first, once: a TEMP table, a SET).
+    (the ones before it run first, once: a TEMP table, a SET). STATEMENT is the SQL, or - to read
+    it from stdin; --file reads it from a file. Each statement takes the --param values it names.
 
     \b
     Examples:
       casefile sql "SELECT name, mana_cost FROM card ORDER BY name"
       casefile sql "SELECT count(*) FROM ruling" --format json
+      casefile sql --file card-rulings.sql --param "card=Case of the Gorgon's Kiss" --param since=2024
+      casefile sql - --param "card=Case of the Gorgon's Kiss" --param since=2024 < card-rulings.sql
     """
     from .reader import query_batches, run_all_but_last
 
+    if statement is not None and file is not None:
+        raise click.UsageError("give the SQL as STATEMENT or with --file, not both")
+    if statement is None and file is None:
+        raise click.UsageError("give the SQL as STATEMENT, as - to read it from stdin, or with --file PATH")
+    if file == "":  # an unset shell variable: not the current folder
+        raise click.BadParameter("give a path, not an empty string", param_hint="--file")
+    if file == "-" or statement == "-":
+        text, empty = _read_stdin(), "stdin holds no SQL statement"
+    elif file is not None:
+        text, empty = _read_query_file(file), f"--file {printable(file)} holds no SQL statement"
+    else:
+        text, empty = statement, "give a SQL statement"
+
     def show(con) -> None:
-        last = run_all_but_last(con, statement)
-        echo_rows(lambda: query_batches(con, last), fmt)
+        last, values = run_all_but_last(con, text, params, empty)
+        echo_rows(lambda: query_batches(con, last, values), fmt)
 
     _read(ctx, show)
 

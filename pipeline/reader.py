@@ -92,17 +92,49 @@ def query_batches(con: duckdb.DuckDBPyConnection, sql: str, params=None,
     return columns, batches()
 
 
-def run_all_but_last(con: duckdb.DuckDBPyConnection, sql: str) -> str:
-    """Run every statement of ``sql`` but the last, once, and return the last one's text, for
-    ``query_batches`` (which a table may run twice, for its widths: ``CREATE TEMP TABLE t AS …;
-    SELECT … FROM t`` must not make ``t`` twice). A SQL error becomes a usage error."""
+def run_all_but_last(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, str] | None = None,
+                     empty: str = "give a SQL statement") -> tuple[str, dict[str, str] | None]:
+    """Run every statement of ``sql`` but the last, once, and return the last one's text and the
+    parameters it names, for ``query_batches`` (which a table may run twice, for its widths:
+    ``CREATE TEMP TABLE t AS …; SELECT … FROM t`` must not make ``t`` twice).
+
+    ``params``: the values of named parameters (``$name``, any case, as DuckDB matches them). DuckDB
+    binds parameters in the last statement of a string only, so each statement is run alone with
+    those it names. A parameter the SQL names that ``params`` lacks, or one of ``params`` no
+    statement names, is a usage error, found before any statement runs; so is SQL of no statement
+    (``empty`` says so). A SQL error becomes a usage error."""
     try:
         statements = con.extract_statements(sql)
-        for statement in statements[:-1]:
-            con.execute(statement)
     except duckdb.Error as exc:
         raise _failed(exc) from None
-    return statements[-1].query if statements else sql
+    if not statements:
+        raise UsageError(empty)
+    bound = bind_params(statements, params or {})
+    try:
+        for statement, values in zip(statements[:-1], bound):
+            con.execute(statement, values) if values else con.execute(statement)
+    except duckdb.Error as exc:
+        raise _failed(exc) from None
+    return statements[-1].query, bound[-1] or None
+
+
+def bind_params(statements: list, params: dict[str, str]) -> list[dict[str, str]]:
+    """For each statement (of ``extract_statements``), the values of the parameters it names, keyed
+    as it spells them; UsageError naming those no value is given for, else those no statement names."""
+    given = {name.lower(): name for name in params}
+    named: dict[str, str] = {}  # every name the statements use, lower case: as the SQL first spells it
+    for statement in statements:
+        for name in sorted(statement.named_parameters):
+            named.setdefault(name.lower(), name)
+    missing = [spelled for key, spelled in named.items() if key not in given]
+    if missing:
+        raise UsageError(f"the SQL names {', '.join('$' + name for name in missing)}, which no --param gives: "
+                         f"add --param {missing[0]}=VALUE")
+    unused = [name for key, name in given.items() if key not in named]
+    if unused:
+        raise UsageError(f"--param {', '.join(unused)} is given, but the SQL names no "
+                         f"{', '.join('$' + name for name in unused)}")
+    return [{name: params[given[name.lower()]] for name in statement.named_parameters} for statement in statements]
 
 
 def _failed(exc: duckdb.Error) -> CasefileError:

@@ -47,9 +47,11 @@ def subprocess_env(data_dir: Path, **extra: str) -> dict:
     return env
 
 
-def run_cli(args: list[str], data_dir: Path, timeout: float = 120, **extra_env: str) -> subprocess.CompletedProcess:
-    """Run `python -m pipeline ...` in a real subprocess, as cron would."""
-    return subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, text=True,
+def run_cli(args: list[str], data_dir: Path, timeout: float = 120, stdin=None,
+            **extra_env: str) -> subprocess.CompletedProcess:
+    """Run `python -m pipeline ...` in a real subprocess, as cron would; ``stdin``: an open file
+    to read from, as ``< FILE`` in a shell (default: this process's)."""
+    return subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, text=True, stdin=stdin,
                           env=subprocess_env(data_dir, **extra_env), timeout=timeout, cwd=str(data_dir.parent))
 
 

@@ -641,3 +641,184 @@ def test_status_says_when_a_sync_holds_the_lock(synced, capsys):
         holder.kill()
         holder.wait()
     assert f"running:    a sync, rebuild or prune holds the lock (pid {holder.pid})\n" in out
+
+
+# --- casefile sql: the SQL from a file or stdin, values given with --param ---------------------
+
+
+def _sql(data: Path, *args: str) -> int:
+    return main(["--data-dir", str(data), "sql", *args])
+
+
+GORGON = "Case of the Gorgon's Kiss"
+RULINGS_OF = "SELECT count(*) AS rulings FROM card JOIN card_ruling USING (oracle_id) WHERE name = $card"
+
+
+def test_sql_reads_its_statements_from_a_file(sample_warehouse, tmp_path, capsys):
+    query = tmp_path / "q.sql"
+    query.write_text("-- the rulings of a card\nCREATE TEMP TABLE t AS SELECT 'Case of the Gorgon''s Kiss' AS n;\n"
+                     f"{RULINGS_OF.replace('$card', '(SELECT n FROM t)')};\n", "utf-8")
+    assert _sql(sample_warehouse, "--file", str(query), "--format", "csv") == 0
+    assert capsys.readouterr().out == "rulings\n11\n"
+    assert _sql(sample_warehouse, "-f", str(query), "--format", "csv") == 0
+    assert capsys.readouterr().out == "rulings\n11\n"
+    query.write_bytes("\ufeffSELECT 'Gorgon’s Kiss' AS s".encode("utf-8"))  # a BOM, as some editors write it
+    assert _sql(sample_warehouse, "--file", str(query), "--format", "csv") == 0
+    assert capsys.readouterr().out == "s\nGorgon’s Kiss\n"
+
+
+def test_sql_reads_its_statements_from_stdin(sample_warehouse, capsys, monkeypatch):
+    import io
+
+    for args in (["-"], ["--file", "-"]):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"SELECT 1 AS a;\nSELECT 2 AS b\n")))
+        assert _sql(sample_warehouse, *args, "--format", "csv") == 0
+        assert capsys.readouterr().out == "b\n2\n"
+
+
+def test_sql_reads_stdin_redirected_from_a_file_as_a_shell_does(sample_warehouse, tmp_path):
+    from conftest import run_cli
+
+    query = tmp_path / "rulings-of.sql"
+    query.write_text(RULINGS_OF + "\n", "utf-8")
+    with query.open("rb") as stdin:  # casefile sql - --param "card=…" --format csv < rulings-of.sql
+        result = run_cli(["sql", "-", "--param", f"card={GORGON}", "--format", "csv"], sample_warehouse, stdin=stdin)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "rulings\n11\n", "")
+    with query.open("rb") as stdin:
+        result = run_cli(["sql", "-", "--format", "csv"], sample_warehouse, stdin=stdin)
+    assert result.returncode == 2
+    assert result.stderr == "casefile: error: the SQL names $card, which no --param gives: add --param card=VALUE\n"
+
+
+def test_a_query_file_that_cannot_be_read_is_a_usage_error_naming_it(sample_warehouse, tmp_path, capsys,
+                                                                     monkeypatch):
+    import pathlib
+
+    missing = tmp_path / "no-such.sql"
+    not_utf8 = tmp_path / "latin1.sql"
+    not_utf8.write_bytes("SELECT 'Gorgon’s' AS s".encode("cp1252"))
+    a_file = tmp_path / "a-file"
+    a_file.write_text("SELECT 1", "utf-8")
+    locked = tmp_path / "locked.sql"
+    locked.write_text("SELECT 1", "utf-8")
+    real = pathlib.Path.read_bytes
+
+    def read_bytes(path):  # the tests run as root, whom a chmod does not stop
+        if path == locked:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(pathlib.Path, "read_bytes", read_bytes)
+    for path, says in [(missing, "no such file"), (tmp_path, "a folder, not a file"),
+                       (not_utf8, "not UTF-8 text (byte 0x92 at offset 14)"),
+                       (a_file / "q.sql", "cannot read it (Not a directory)"),
+                       (locked, "cannot read it (Permission denied)")]:
+        assert _sql(sample_warehouse, "--file", str(path)) == 2
+        assert capsys.readouterr().err == f"casefile: error: --file {path}: {says}\n"
+    assert _sql(sample_warehouse, "--file", "") == 2
+    assert "give a path, not an empty string" in capsys.readouterr().err
+
+
+def test_stdin_that_is_not_utf8_is_a_usage_error(sample_warehouse, capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"SELECT '\xe9' AS s")))
+    assert _sql(sample_warehouse, "-") == 2
+    assert capsys.readouterr().err == "casefile: error: stdin: not UTF-8 text (byte 0xe9 at offset 8)\n"
+
+
+def test_a_query_file_without_a_statement_is_a_usage_error(sample_warehouse, tmp_path, capsys):
+    query = tmp_path / "empty.sql"
+    query.write_text("-- nothing yet\n;\n", "utf-8")
+    assert _sql(sample_warehouse, "--file", str(query)) == 2
+    assert capsys.readouterr().err == f"casefile: error: --file {query} holds no SQL statement\n"
+
+
+@pytest.mark.parametrize("args,says", [
+    (["SELECT 1", "--file", "q.sql"], "give the SQL as STATEMENT or with --file, not both"),
+    (["-", "--file", "q.sql"], "give the SQL as STATEMENT or with --file, not both"),
+    ([], "give the SQL as STATEMENT, as - to read it from stdin, or with --file PATH"),
+    (["--param", "year=2024"], "give the SQL as STATEMENT, as - to read it from stdin, or with --file PATH"),
+])
+def test_sql_takes_its_statements_from_one_place(sample_warehouse, tmp_path, capsys, monkeypatch, args, says):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "q.sql").write_text("SELECT 1", "utf-8")
+    assert _sql(sample_warehouse, *args) == 2
+    captured = capsys.readouterr()
+    assert f"Error: {says}" in captured.err and captured.out == ""
+
+
+def test_a_param_binds_its_value_as_text_which_the_sql_casts(sample_warehouse, capsys):
+    assert _sql(sample_warehouse, RULINGS_OF, "--param", f"card={GORGON}", "--format", "csv") == 0
+    assert capsys.readouterr().out == "rulings\n11\n"
+    # a value is never SQL: the quote of an injection is part of the name looked for
+    assert _sql(sample_warehouse, RULINGS_OF, "--param", "card=x' OR name <> '", "--format", "csv") == 0
+    assert capsys.readouterr().out == "rulings\n0\n"
+    statement = ("SELECT $year::INTEGER + 1 AS next, $s AS s, typeof($s) AS t, $eq AS eq, $empty = '' AS empty, "
+                 "$Year AS same")
+    assert _sql(sample_warehouse, statement, "--param", "year=2024", "--param", "s=007", "--param", "eq=a=b",
+                "--param", "empty=", "--format", "json") == 0
+    assert json.loads(capsys.readouterr().out) == [
+        {"next": 2025, "s": "007", "t": "VARCHAR", "eq": "a=b", "empty": True, "same": "2024"}]
+
+
+def test_each_statement_takes_the_params_it_names(sample_warehouse, capsys):
+    """DuckDB binds parameters in the last statement of a string only ("Prepared parameters are
+    only supported for the last statement"): each statement is run with those it names."""
+    statement = ("CREATE TEMP TABLE t AS SELECT $n::INTEGER AS n; SET VARIABLE card = $card; SELECT 1 AS one; "
+                 "SELECT count(*) + (SELECT n FROM t) * $times::INTEGER AS total "
+                 "FROM card JOIN card_ruling USING (oracle_id) WHERE name = getvariable('card')")
+    assert _sql(sample_warehouse, statement, "--param", "n=2", "--param", f"card={GORGON}", "--param", "times=3",
+                "--format", "csv") == 0
+    assert capsys.readouterr().out == "total\n17\n"
+    assert _sql(sample_warehouse, "SET VARIABLE y = $year::INTEGER; SELECT getvariable('y') AS y", "--param",
+                "year=2024", "--format", "csv") == 0
+    assert capsys.readouterr().out == "y\n2024\n"
+
+
+def test_a_table_of_several_batches_binds_its_params_on_both_runs(sample_warehouse, capsys):
+    assert _sql(sample_warehouse, "SELECT range AS n FROM range($rows::INTEGER)", "--param", "rows=25003") == 0
+    assert capsys.readouterr().out.endswith("(25003 rows)\n")
+
+
+@pytest.mark.parametrize("statement,args,says", [
+    ("SELECT $year::INTEGER", ["--param", "year"], "Invalid value for '--param': 'year' is not NAME=VALUE"),
+    ("SELECT $year::INTEGER", ["--param", "=2024"], "Invalid value for '--param': '=2024' has no NAME before its ="),
+    ("SELECT $year::INTEGER", ["--param", "$year=2024"],
+     "Invalid value for '--param': '$year=2024': write the NAME without its $ (year=2024)"),
+    ("SELECT $year::INTEGER", ["--param", "year=2024", "--param", "year=2025"],
+     "Invalid value for '--param': year is given twice"),
+    ("SELECT $year::INTEGER", ["--param", "year=2024", "--param", "YEAR=2025"],
+     "Invalid value for '--param': YEAR is given twice"),
+])
+def test_a_malformed_param_is_a_usage_error_naming_it(sample_warehouse, capsys, statement, args, says):
+    assert _sql(sample_warehouse, statement, *args) == 2
+    captured = capsys.readouterr()
+    assert f"Error: {says}" in captured.err and captured.out == ""
+
+
+@pytest.mark.parametrize("statement,args,says", [
+    ("SELECT $year::INTEGER", [], "the SQL names $year, which no --param gives: add --param year=VALUE"),
+    ("SELECT $a; SELECT $b, $c", ["--param", "b=1"],
+     "the SQL names $a, $c, which no --param gives: add --param a=VALUE"),
+    ("SELECT 1", ["--param", "limit=10"], "--param limit is given, but the SQL names no $limit"),
+    ("SELECT $a", ["--param", "a=1", "--param", "b=2", "--param", "c=3"],
+     "--param b, c is given, but the SQL names no $b, $c"),
+    # '$year' in a string or a comment is no parameter
+    ("SELECT '$year' AS s -- $year", ["--param", "year=1"], "--param year is given, but the SQL names no $year"),
+])
+def test_a_param_missing_or_unused_is_a_usage_error_naming_it(sample_warehouse, capsys, statement, args, says):
+    assert _sql(sample_warehouse, "CREATE TEMP TABLE ran AS SELECT 1; " + statement, *args) == 2
+    assert capsys.readouterr().err == f"casefile: error: {says}\n"
+
+
+def test_a_query_file_cannot_make_duckdb_read_other_files(sample_warehouse, tmp_path, capsys):
+    query = tmp_path / "q.sql"
+    query.write_text("SELECT content FROM read_text($path)", "utf-8")
+    assert _sql(sample_warehouse, "--file", str(query), "--param", f"path={query}") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: the query failed:") and "Permission Error" in err
+    query.write_text("COPY card TO $path", "utf-8")
+    assert _sql(sample_warehouse, "--file", str(query), "--param", f"path={tmp_path / 'leak.csv'}") == 2
+    assert capsys.readouterr().err.startswith("casefile: error: the query failed:")
+    assert not (tmp_path / "leak.csv").exists()

@@ -3,7 +3,7 @@
 Every ``casefile …`` line of the ```sh blocks under "## Commands" is read from README.md (never
 copied here) and run through the real CLI (``pipeline.cli.main``, in this process) on a copy of a
 data folder made the way ``make sample`` makes it: the bundled offline sample, then the rules
-excerpt. Each must exit 0, or the exit code listed in EXIT_CODES with the README's words for it.
+excerpt. A ``< FILE`` at the end of a line is the command's stdin, as in a shell. Each must exit 0, or the exit code listed in EXIT_CODES with the README's words for it.
 Lines that need what a test cannot have (the live sites) are in SKIPPED, each with its reason,
 and SKIPPED must name lines the README holds.
 
@@ -26,6 +26,7 @@ import os
 import re
 import shlex
 import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -103,10 +104,22 @@ def _later_edition(world: World, cwd: Path) -> None:
     assert world.cli(["rules", "ingest", str(cwd / "cr-2024-11-08.txt")], cwd).code == 0
 
 
+QUERY_FILE = "card-rulings.sql"
+
+
+def _query_file(world: World, cwd: Path) -> None:
+    """The query file the README shows (the ```sql block "With `card-rulings.sql` holding")."""
+    (cwd / QUERY_FILE).write_text("\n".join(_block(QUERY_FILE_HEAD).lines) + "\n", "utf-8")
+
+
 # What an example needs beyond its data folder.
 PREPARE = {
     # the sample holds one edition of the rules (2024-09-20); the example diffs it with a later one
     "casefile rules diff 2024-09-20 2024-11-08": _later_edition,
+    # the README's query file, in the folder the example runs in
+    "casefile sql --file card-rulings.sql --param \"card=Case of the Gorgon's Kiss\" --param since=2024":
+        _query_file,
+    "casefile sql - --param \"card=Case of the Gorgon's Kiss\" --param since=2024 < card-rulings.sql": _query_file,
 }
 
 class Introduced(NamedTuple):
@@ -137,7 +150,9 @@ CHECKED_APART = {
     '{"ruling_id":"r0c596d85cf2c799"': "test_the_jsonl_rows_shown_are_rows_of_an_export",
     '"generator": "casefile export"': "test_the_manifest_shown_is_that_of_an_export_of_the_api_sample",
     "| kind | card | field | before | after |": "test_the_changes_shown_are_those_of_the_constructed_pair_of_runs",
+    "SELECT r.published_at, r.text": "test_the_query_file_shown_is_the_one_its_examples_read",
 }
+QUERY_FILE_HEAD = "SELECT r.published_at, r.text"
 
 # The block right after an ```sh block of several commands shows the output of this one.
 SHOWN_AFTER = {
@@ -147,6 +162,7 @@ SHOWN_AFTER = {
     "rules": "casefile rules ingest tests/fixtures/rules/cr_case_excerpt.txt",
     "rule": "casefile rule 719.3a",
     "export": "casefile export rulings --format parquet --out exports/rulings",
+    "sql": "casefile sql --file card-rulings.sql --param \"card=Case of the Gorgon's Kiss\" --param since=2024",
 }
 
 # NORMALIZE: what differs from one run to the next, or between the README's machine and this
@@ -385,20 +401,23 @@ class World:
     def sync_run_id(self) -> str:
         return RUN_ID.search(self.make_sample[0].out).group(0)
 
-    def cli(self, args: list[str], cwd: Path) -> Result:
-        """`casefile --data-dir data ARGS` typed in the folder cwd."""
+    def cli(self, args: list[str], cwd: Path, stdin: bytes | None = None) -> Result:
+        """`casefile --data-dir data ARGS` typed in the folder cwd (reading ``stdin``, if given)."""
         out, err = io.StringIO(), io.StringIO()
-        saved_env, saved_cwd = dict(os.environ), os.getcwd()
+        saved_env, saved_cwd, saved_stdin = dict(os.environ), os.getcwd(), sys.stdin
         root_logger = logging.getLogger()
         saved_log = (root_logger.handlers[:], root_logger.level)
         for name in [n for n in os.environ if n.startswith("CASEFILE_")]:
             del os.environ[name]
         os.environ.update({name: value(self) for name, value in ENVIRONMENT.items()})
         os.chdir(cwd)
+        if stdin is not None:
+            sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 code = main(["--data-dir", "data", *args])
         finally:
+            sys.stdin = saved_stdin
             os.chdir(saved_cwd)
             os.environ.clear()
             os.environ.update(saved_env)
@@ -424,7 +443,11 @@ class World:
                 PREPARE[key](self, cwd)
             assert example.words[0] == "casefile"
             argv = [_substitute(self, word) for word in example.words[1:]]
-            self.results[key, start, times] = [self.cli(argv, cwd) for _ in range(times)]
+            stdin = None
+            if "<" in argv:  # `< FILE`: the file is the command's stdin
+                at = argv.index("<")
+                stdin, argv = (cwd / argv[at + 1]).read_bytes(), argv[:at] + argv[at + 2:]
+            self.results[key, start, times] = [self.cli(argv, cwd, stdin) for _ in range(times)]
         return self.results[key, start, times]
 
 
@@ -689,6 +712,18 @@ def test_the_changes_shown_are_those_of_the_constructed_pair_of_runs(world, tmp_
 
 
 CHECKED_APART_KEYS = {test: key for key, test in CHECKED_APART.items()}
+
+
+def test_the_query_file_shown_is_the_one_its_examples_read(world):
+    """"With `card-rulings.sql` holding" the ```sql block: every example naming the file runs on
+    that block (PREPARE writes it), and reading it with --file or from stdin prints the same rows."""
+    assert _block(QUERY_FILE_HEAD).lang == "sql"
+    assert f"With `{QUERY_FILE}` holding" in README_TEXT
+    examples = [e for e in EXAMPLES if QUERY_FILE in e.words]
+    assert len(examples) == 2 and all(PREPARE.get(e.key) is _query_file for e in examples)
+    [by_file], [by_stdin] = [world.run(e.key) for e in examples]
+    assert by_file.code == by_stdin.code == 0 and by_file.err == by_stdin.err == ""
+    assert by_file.out == by_stdin.out and by_file.out.endswith("(2 rows)\n")
 
 
 # --- the Python API --------------------------------------------------------------------------
