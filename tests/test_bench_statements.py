@@ -22,6 +22,11 @@ def test_a_sync_of_the_sample_is_recorded_statement_by_statement(data_dir):
     # run_script is looked through: its statements are credited to the function that ran it
     assert not any(r["site"].startswith("sqlexec:") for r in rows)
     assert sum(r["seconds"] for r in rows if r["thread"] == "main") <= saved["seconds"]
+    # each says when it ended: on the main thread one after the other, each after its own time
+    main_thread = [r for r in rows if r["thread"] == "main"]
+    assert all(r["ended"] >= r["seconds"] for r in rows)
+    assert all(b["ended"] - b["seconds"] >= a["ended"] - 1e-6 for a, b in zip(main_thread, main_thread[1:]))
+    assert main_thread[-1]["ended"] <= saved["seconds"] + 0.05
 
 
 def test_the_summary_names_the_costliest_call_site_first():
