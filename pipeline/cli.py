@@ -445,7 +445,7 @@ def _read_query_file(path: str) -> str:
               help="Read the SQL from this UTF-8 file (- for stdin) instead of STATEMENT.")
 @click.option("--param", "params", metavar="NAME=VALUE", type=NameValue(), multiple=True, callback=_params,
               help="Give $NAME in the SQL this VALUE, as text (cast it where the SQL needs another type: "
-                   "$NAME::INTEGER). Repeatable.")
+                   "$NAME::INTEGER); a positional ? or $1 is NAME 1. Repeatable.")
 @format_option()
 @pass_ctx
 def sql(ctx: Context, statement: str | None, file: str | None, params: dict[str, str], fmt: str) -> None:

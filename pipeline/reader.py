@@ -128,13 +128,34 @@ def bind_params(statements: list, params: dict[str, str]) -> list[dict[str, str]
             named.setdefault(name.lower(), name)
     missing = [spelled for key, spelled in named.items() if key not in given]
     if missing:
-        raise UsageError(f"the SQL names {', '.join('$' + name for name in missing)}, which no --param gives: "
-                         f"add --param {missing[0]}=VALUE")
+        raise UsageError(_missing(missing))
     unused = [name for key, name in given.items() if key not in named]
     if unused:
         raise UsageError(f"--param {', '.join(unused)} is given, but the SQL names no "
                          f"{', '.join('$' + name for name in unused)}")
     return [{name: params[given[name.lower()]] for name in statement.named_parameters} for statement in statements]
+
+
+def _missing(names: list[str]) -> str:
+    """What a usage error says of the parameters the SQL uses that no --param gives: a named one
+    (``$card``) by its name; a positional one (``?``, ``$1``, which DuckDB names by its number) as
+    such, with how to give it a value."""
+    named = [name for name in names if not name.isdigit()]
+    numbers = sorted((name for name in names if name.isdigit()), key=int)
+    said = []
+    if named:
+        said.append(f"the SQL names {', '.join('$' + name for name in named)}, which no --param gives: "
+                    f"add --param {named[0]}=VALUE")
+    if numbers:
+        one = len(numbers) == 1
+        said.append(("it has" if named else "the SQL has")
+                    + (" a positional parameter" if one else " positional parameters")
+                    + f" (? or {', '.join('$' + n for n in numbers)}) with no value: give "
+                    + ("it" if one else "them") + " with "
+                    + ", ".join(f"--param {n}=VALUE" for n in numbers)
+                    + " (each ? is numbered by its place in its statement), or name "
+                    + ("it" if one else "them") + " $NAME and give --param NAME=VALUE")
+    return "; and ".join(said)
 
 
 def _failed(exc: duckdb.Error) -> CasefileError:

@@ -822,3 +822,28 @@ def test_a_query_file_cannot_make_duckdb_read_other_files(sample_warehouse, tmp_
     assert _sql(sample_warehouse, "--file", str(query), "--param", f"path={tmp_path / 'leak.csv'}") == 2
     assert capsys.readouterr().err.startswith("casefile: error: the query failed:")
     assert not (tmp_path / "leak.csv").exists()
+
+
+@pytest.mark.parametrize("statement,says", [
+    ("SELECT ?", "the SQL has a positional parameter (? or $1) with no value: give it with --param 1=VALUE "
+                 "(each ? is numbered by its place in its statement), or name it $NAME and give --param NAME=VALUE"),
+    ("SELECT $1 || $2", "the SQL has positional parameters (? or $1, $2) with no value: give them with --param "
+                        "1=VALUE, --param 2=VALUE (each ? is numbered by its place in its statement), or name "
+                        "them $NAME and give --param NAME=VALUE"),
+])
+def test_a_positional_param_without_a_value_says_how_to_give_one(sample_warehouse, capsys, statement, says):
+    """A ? or $1 is no $NAME: the message says that its number is the NAME of its --param (or that
+    it may be named), not that the SQL 'names $1'."""
+    assert _sql(sample_warehouse, statement) == 2
+    assert capsys.readouterr().err == f"casefile: error: {says}\n"
+    values = ["--param", "1=a"] + (["--param", "2=b"] if "$2" in statement else [])
+    assert _sql(sample_warehouse, statement, *values, "--format", "csv") == 0
+    assert capsys.readouterr().out.splitlines()[1] == ("a" if "$2" not in statement else "ab")
+
+
+def test_named_and_positional_params_missing_together_are_both_said(sample_warehouse, capsys):
+    assert _sql(sample_warehouse, "SELECT $card; SELECT ?") == 2
+    assert capsys.readouterr().err == (
+        "casefile: error: the SQL names $card, which no --param gives: add --param card=VALUE; and it has a "
+        "positional parameter (? or $1) with no value: give it with --param 1=VALUE (each ? is numbered by its "
+        "place in its statement), or name it $NAME and give --param NAME=VALUE\n")
