@@ -412,3 +412,22 @@ def test_the_ingests_of_the_rules_needed_are_those_of_the_editions_held_and_afte
     shutil.rmtree(tmp_path / _id(4))
     assert [(r.run_id, r.held) for r in lost_runs(Loaded(runs, editions), store.runs())] == \
         [(_id(3), ("rules edition 2025-02-07",)), (_id(4), ("an ingest of the rules",))]
+
+
+def test_the_search_for_documents_whose_folder_is_gone_is_a_hash_join_not_a_list_scan_per_row():
+    """Every load asks which raw_document rows name a file of a folder data/raw/ no longer holds:
+    the rows are looked up in the kept runs as a join (one pass over each), not each row's folder
+    searched for in the list of kept runs (rows × runs: 0.7 s a load for 300,000 documents and
+    1,000 runs, with nothing lost)."""
+    from pipeline.resources import read_sql
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE raw_document (doc_id VARCHAR, origin VARCHAR, path VARCHAR)")
+    con.execute("INSERT INTO raw_document VALUES ('a', 'scryfall-api', 'r1/docs/a.json'), "
+                "('b', 'mtgwiki', 'r2/docs/b.html'), ('c', 'mtgwiki', 'gone/docs/c.html')")
+    statement = read_sql("read/lost_documents.sql")
+    assert con.execute(statement, {"kept_runs": ["r1", "r2"]}).fetchall() == [("c", "mtgwiki")]
+    assert sorted(con.execute(statement, {"kept_runs": []}).fetchall()) == [
+        ("a", "scryfall-api"), ("b", "mtgwiki"), ("c", "mtgwiki")]
+    plan = "\n".join(row[1] for row in con.execute("EXPLAIN " + statement, {"kept_runs": ["r1"]}).fetchall())
+    assert "list_contains" not in plan and "hash join" in plan.lower().replace("_", " ")
