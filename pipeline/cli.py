@@ -390,6 +390,10 @@ class NameValue(click.ParamType):
             self.fail(f"{value!r} has no NAME before its =", param, ctx)
         if name.startswith("$"):
             self.fail(f"{value!r}: write the NAME without its $ ({name[1:]}={text})", param, ctx)
+        for part, where in ((name, "its NAME"), (text, printable(name))):
+            problem = _argument_problem(part)
+            if problem:
+                self.fail(f"{where}: {problem}", param, ctx)
         return name, text
 
 
@@ -409,7 +413,22 @@ def _sql_text(data: bytes, where: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise UsageError(f"{where}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+        raise UsageError(f"{where}: {_not_utf8(data, exc)}") from None
+
+
+def _not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
+    return f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+
+
+def _argument_problem(text: str) -> str | None:
+    """What is wrong with an argument that holds bytes that are not UTF-8 (Python keeps them as
+    surrogate escapes, which DuckDB cannot take), else None."""
+    data = text.encode("utf-8", "surrogateescape")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _not_utf8(data, exc)
+    return None
 
 
 def _read_stdin() -> str:
@@ -473,6 +492,9 @@ def sql(ctx: Context, statement: str | None, file: str | None, params: dict[str,
     elif file is not None:
         text, empty = _read_query_file(file), f"--file {printable(file)} holds no SQL statement"
     else:
+        problem = _argument_problem(statement)
+        if problem:
+            raise UsageError(f"STATEMENT: {problem}")
         text, empty = statement, "give a SQL statement"
 
     def show(con) -> None:

@@ -847,3 +847,16 @@ def test_named_and_positional_params_missing_together_are_both_said(sample_wareh
         "casefile: error: the SQL names $card, which no --param gives: add --param card=VALUE; and it has a "
         "positional parameter (? or $1) with no value: give it with --param 1=VALUE (each ? is numbered by its "
         "place in its statement), or name it $NAME and give --param NAME=VALUE\n")
+
+
+def test_a_statement_or_param_that_is_not_utf8_is_a_usage_error(sample_warehouse, capsys):
+    """Bytes that are not UTF-8 in the arguments (a shell in Latin-1: Python keeps them as
+    surrogate escapes) are a usage error naming where, as in a --file or stdin; not a traceback."""
+    latin1 = b"SELECT '\xe9t\xe9' AS s".decode("utf-8", "surrogateescape")
+    assert _sql(sample_warehouse, latin1) == 2
+    assert capsys.readouterr().err == "casefile: error: STATEMENT: not UTF-8 text (byte 0xe9 at offset 8)\n"
+    value = b"card=Gorgon\x92s Kiss".decode("utf-8", "surrogateescape")
+    assert _sql(sample_warehouse, RULINGS_OF, "--param", value) == 2
+    captured = capsys.readouterr()
+    assert "Error: Invalid value for '--param': card: not UTF-8 text (byte 0x92 at offset 6)" in captured.err
+    assert "Traceback" not in captured.err and captured.out == ""
