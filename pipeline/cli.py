@@ -40,6 +40,24 @@ class Context:
 pass_ctx = click.make_pass_decorator(Context)
 
 
+class Text(click.ParamType):
+    """A text argument casefile hands to DuckDB or a URL (a query, words, a card name, a date): one
+    holding bytes that are not UTF-8 (a Latin-1 terminal) is a usage error naming it, where DuckDB
+    or the JSON writer would fail with a traceback. Paths are not Text: a file name may be any bytes."""
+
+    name = "text"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str):
+            problem = _argument_problem(value)
+            if problem:
+                self.fail(problem, param, ctx)
+        return value
+
+
+TEXT = Text()
+
+
 class OutPath(click.Path):
     """``click.Path`` for a path casefile writes (``--out``, ``--data-dir``): an empty value (an
     unset shell variable) is refused, where ``Path("")`` would quietly mean the current folder;
@@ -216,17 +234,17 @@ def _log_format_of_env() -> str:
 
 
 @main_group.command()
-@click.option("--query", default=None, help=f"Scryfall search query [default: {DEFAULT_QUERY}; offline: the recorded one].")
-@click.option("--api-url", envvar="CASEFILE_API_URL", default=None,
+@click.option("--query", type=TEXT, default=None, help=f"Scryfall search query [default: {DEFAULT_QUERY}; offline: the recorded one].")
+@click.option("--api-url", type=TEXT, envvar="CASEFILE_API_URL", default=None,
               help="Base URL of a Scryfall-compatible API [env CASEFILE_API_URL; default https://api.scryfall.com].")
 @click.option("--offline", "offline", is_flag=False, flag_value="", default=None, metavar="[RUN_DIR]",
               help="Replay a recorded run instead of the network: the bundled sample, or RUN_DIR.")
 @click.option("--multilingual/--no-multilingual", default=None,
               help="Also fetch printings in other languages (Scryfall's include_multilingual).")
-@click.option("--sources", default=None, metavar="LIST",
+@click.option("--sources", type=TEXT, default=None, metavar="LIST",
               help="Comma-separated sources: api,wiki,listeblanche,scryfall-page [default live: "
                    "api,wiki,listeblanche; offline: those recorded].")
-@click.option("--wiki-page", default=None, metavar="URL", envvar="CASEFILE_WIKI_PAGE",
+@click.option("--wiki-page", type=TEXT, default=None, metavar="URL", envvar="CASEFILE_WIKI_PAGE",
               help="The MTG wiki page for this query [default: https://mtg.wiki/page/<Type> for a type: query].")
 @click.option("--bulk", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Read Scryfall's bulk files instead of the search API: always, never, or whichever plan "
@@ -505,7 +523,7 @@ def sql(ctx: Context, statement: str | None, file: str | None, params: dict[str,
 
 
 @main_group.command()
-@click.argument("name")
+@click.argument("name", type=TEXT)
 @click.option("--format", "fmt", type=click.Choice(("text",) + FORMATS), default="text", show_default=True,
               help="text: the card as a page; table/markdown/csv/json: its rulings as rows.")
 @pass_ctx
@@ -525,7 +543,7 @@ def card(ctx: Context, name: str, fmt: str) -> None:
 
 
 @main_group.command()
-@click.argument("text")
+@click.argument("text", type=TEXT)
 @click.option("--limit", type=click.IntRange(1, 1000), default=20, show_default=True, help="At most this many rulings.")
 @format_option()
 @pass_ctx
@@ -545,7 +563,7 @@ def search(ctx: Context, text: str, limit: int, fmt: str) -> None:
 
 
 @main_group.command()
-@click.option("--since", default=None, metavar="RUN_ID|DATE",
+@click.option("--since", type=TEXT, default=None, metavar="RUN_ID|DATE",
               help="Changes of the runs after RUN_ID, or of the runs started on or after DATE (YYYY-MM-DD) "
                    "[default: the latest sync, not a rules ingest].")
 @format_option()
@@ -598,8 +616,8 @@ def doctor(ctx: Context, online: bool, fmt: str) -> None:
 
 
 @main_group.command()
-@click.argument("number")
-@click.option("--edition", default=None, metavar="DATE",
+@click.argument("number", type=TEXT)
+@click.option("--edition", type=TEXT, default=None, metavar="DATE",
               help="The edition's effective date (YYYY-MM-DD) [default: the newest ingested].")
 @click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True,
               help="At most this many rulings and this many cards (0: all of them).")
@@ -660,8 +678,8 @@ def rules_ingest(ctx: Context, source: str) -> None:
 
 
 @rules.command("diff")
-@click.argument("old")
-@click.argument("new")
+@click.argument("old", type=TEXT)
+@click.argument("new", type=TEXT)
 @format_option()
 @pass_ctx
 def rules_diff(ctx: Context, old: str, new: str, fmt: str) -> None:
@@ -680,7 +698,7 @@ def rules_diff(ctx: Context, old: str, new: str, fmt: str) -> None:
 
 @main_group.command()
 @click.argument("name", type=click.Choice(("sets", "colors", "rulings", "all")))
-@click.option("--query", default=None,
+@click.option("--query", type=TEXT, default=None,
               help="Report only the cards of this sync query [default: every card of the warehouse].")
 @format_option(choices=REPORT_FORMATS)
 @click.option("--out", type=OutPath(dir_okay=False, path_type=Path), default=None,

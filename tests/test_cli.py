@@ -860,3 +860,23 @@ def test_a_statement_or_param_that_is_not_utf8_is_a_usage_error(sample_warehouse
     captured = capsys.readouterr()
     assert "Error: Invalid value for '--param': card: not UTF-8 text (byte 0x92 at offset 6)" in captured.err
     assert "Traceback" not in captured.err and captured.out == ""
+
+
+@pytest.mark.parametrize("args, named", [
+    (["sync", "--offline", "--query", "type:\udce9"], "'--query'"),
+    (["sync", "--plan", "--query", "type:\udce9"], "'--query'"),
+    (["search", "r\udce9sum\udce9"], "'TEXT'"),
+    (["card", "Case of the \udce9"], "'NAME'"),
+    (["rule", "719\udce9"], "'NUMBER'"),
+    (["changes", "--since", "2024\udce9"], "'--since'"),
+    (["report", "sets", "--query", "type:\udce9"], "'--query'"),
+    (["rules", "diff", "2024-02-02", "2024\udce9"], "'NEW'"),
+])
+def test_a_text_argument_that_is_not_utf8_is_a_usage_error_naming_it(data_dir, capsys, args, named):
+    """A query, words, a name or a date typed in a Latin-1 terminal (Python keeps the bytes as
+    surrogate escapes, which DuckDB and the JSON writer cannot take) is exit 2 naming the
+    argument; a sync stopped with a traceback, search and card printed DuckDB's message."""
+    assert main(["--data-dir", str(data_dir), *args]) == 2
+    err = capsys.readouterr().err
+    assert f"Invalid value for {named}: not UTF-8 text (byte 0xe9 at offset" in err
+    assert "Traceback" not in err
