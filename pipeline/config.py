@@ -90,13 +90,22 @@ def _home(env) -> Path | None:
 
 
 def expand_home(path: Path | str) -> Path:
-    """``path`` with a leading ``~`` made the home folder; UsageError when there is none to put
-    for it (no HOME, and a user the system does not know: Path.expanduser raised RuntimeError)."""
+    """``path`` with a leading ``~`` (or ``~user``) made that home folder; UsageError when there
+    is none to put for it (Path.expanduser raised RuntimeError): for ``~``, no HOME and no home
+    folder the system knows for this user; for ``~user``, a user the system does not know."""
     try:
         return Path(path).expanduser()
     except RuntimeError:
-        raise UsageError(f"{str(path)!r}: there is no home folder for its ~ (HOME is not set); "
-                         "write the path in full") from None
+        raise UsageError(f"{str(path)!r}: {_no_home(path)}; write the path in full") from None
+
+
+def _no_home(path: Path | str) -> str:
+    """Why the ``~`` that ``path`` starts with stands for no folder."""
+    first = Path(path).parts[0] if Path(path).parts else ""
+    user = first[1:]
+    if user:
+        return f"its ~{user} names a user the system does not know ({user!r})"
+    return "there is no home folder for its ~ (HOME is not set, and the system knows none for this user)"
 
 
 @dataclass(frozen=True)
@@ -269,8 +278,8 @@ def validate(settings: Settings) -> Settings:
     try:
         data_dir = expand_home(settings.data_dir)
     except UsageError:
-        raise ConfigError(f"cannot use the data folder {str(settings.data_dir)!r}: there is no home folder "
-                          "for its ~ (HOME is not set); write the path in full") from None
+        raise ConfigError(f"cannot use the data folder {str(settings.data_dir)!r}: {_no_home(settings.data_dir)}; "
+                          "write the path in full") from None
     try:  # DuckDB and the raw store's JSON take paths as UTF-8: bytes that are not cannot be used
         str(data_dir).encode("utf-8")
     except UnicodeEncodeError:

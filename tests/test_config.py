@@ -174,6 +174,36 @@ def test_without_a_home_folder_the_default_data_folder_is_exit_78_naming_the_set
         assert code == 2 and "write the path in full" in err and "Traceback" not in err, (args, code, err)
 
 
+def test_a_tilde_of_a_user_the_system_does_not_know_names_the_user_not_home(tmp_path, monkeypatch, capsys):
+    """``~nouser/q.sql`` (quoted, so the shell left it) stands for no folder because the system
+    knows no user nouser: the message said HOME was not set, which it is, and setting it does not help."""
+    import pwd
+
+    real = pwd.getpwnam
+
+    def no_such_user(name):
+        if name == "nouser":
+            raise KeyError(f"getpwnam(): name not found: {name!r}")
+        return real(name)
+
+    monkeypatch.setattr(pwd, "getpwnam", no_such_user)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    capsys.readouterr()
+    for args in (["sql", "--file", "~nouser/q.sql"], ["rules", "ingest", "~nouser/cr.txt"],
+                 ["export", "rulings", "--out", "~nouser/out"], ["report", "colors", "--out", "~nouser/colors.txt"]):
+        code = main(["--data-dir", str(data), *args])
+        err = capsys.readouterr().err
+        assert code == 2, (args, code, err)
+        assert "'~nouser/" in err and "~nouser names a user the system does not know ('nouser')" in err, (args, err)
+        assert "HOME" not in err and "Traceback" not in err and len(err.splitlines()) == 1, (args, err)
+    assert main(["--data-dir", "~nouser/data", "status"]) == 78
+    err = capsys.readouterr().err
+    assert "cannot use the data folder '~nouser/data'" in err and "user the system does not know" in err
+    assert "HOME" not in err
+
+
 def test_a_relative_xdg_data_home_is_ignored_as_the_xdg_specification_asks(tmp_path, monkeypatch):
     """Relative to the current folder, a cron job's data would move with the folder it started in."""
     _no_checkout(monkeypatch, tmp_path)
