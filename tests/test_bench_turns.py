@@ -40,8 +40,10 @@ def test_one_pair_on_the_sample_runs_each_tree_on_its_own_copy(data_dir, tmp_pat
     capsys.readouterr()
     before = json.dumps(sorted(p.name for p in (data_dir / "raw").iterdir()))
     saved = tmp_path / "turns.json"
+    # every call site shown: which 15 differ most between two runs of one tree is the machine's noise
     assert turns.main(["--before", str(ROOT), "--after", str(ROOT), "--data", str(data_dir), "--pairs", "1",
-                       "--json", str(saved), "--", "-q", "sync", "--offline", "--sources", "api"]) == 0
+                       "--sites", "1000", "--json", str(saved), "--", "-q", "sync", "--offline", "--sources", "api"]
+                      ) == 0
     out = capsys.readouterr().out
     assert out.startswith("1 pairs") and "warehouse:load_run" in out
     runs = json.loads(saved.read_text("utf-8"))
