@@ -18,6 +18,9 @@ step in a child process of its own:
   incremental floor  the least an incremental sync does: open the warehouse, scan the lines of
                the changed run's two files, close (bench/child.py)
   search       median of N `casefile search` queries (pipeline/lookup.py) on a read-only connection
+               that has searched before; and each of the words searched first in a process of its
+               own, as `casefile search` runs once per process: the open, the query on data the
+               process has not read yet, and `casefile search WORDS` whole (imports and output too)
   reports      each `casefile report` (sets, colors, rulings), rendered as a table
   changes      `casefile changes --since 2000-01-01`: every run's change events, as a table
   mixed        the bundled sample (type:"Case" with its page sources) synced into the day-1
@@ -94,6 +97,29 @@ def searches(db: Path, n: int) -> list[float]:
     finally:
         con.close()
     return times
+
+
+def first_searches(data: Path) -> dict:
+    """Each of SEARCH_WORDS searched first in a new process: ``bench.child first-search`` times
+    the open of the read-only connection and the query; ``casefile search`` run whole gives the
+    command's own time (after the CLI module's import, as every casefile child) and its wall
+    time (the interpreter's start and every import too). Medians, with every figure."""
+    db = data / "warehouse" / "casefile.duckdb"
+    opens, queries, commands, walls = [], [], [], []
+    for word in SEARCH_WORDS:
+        first = child("first search", ["first-search", str(db), word], keep_stdout=False)
+        opens.append(first["open_s"] * 1000)
+        queries.append(first["query_s"] * 1000)
+        command = child("search command", ["casefile", "--data-dir", str(data), "search", word], keep_stdout=False)
+        commands.append(command["seconds"] * 1000)
+        walls.append(command["wall_s"] * 1000)
+    return {"search_first_ms_p50": round(statistics.median(queries), 2),
+            "search_open_ms_p50": round(statistics.median(opens), 2),
+            "search_command_ms_p50": round(statistics.median(commands), 2),
+            "search_command_wall_ms_p50": round(statistics.median(walls), 2),
+            "first_search_ms": {"open": [round(t, 1) for t in opens], "query": [round(t, 1) for t in queries],
+                                "command": [round(t, 1) for t in commands],
+                                "command_wall": [round(t, 1) for t in walls]}}
 
 
 def reports(db: Path) -> dict[str, float]:
@@ -283,6 +309,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     phases = summaries[incrementals.index(incremental)].get("timings_s", {})  # the median run's
     rebuild_phases = json.loads(rebuild["stdout"].strip().splitlines()[-1]).get("timings_s", {})
     times = searches(db, n_searches)
+    process_searches = first_searches(incremental_data)
     report_times = reports(db)
     # In a child: every run's events at 4x are hundreds of MB of rows, which the runner would keep
     # (and each later child would count at its fork).
@@ -350,7 +377,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         "rebuild_rss_mb": round(max(step["peak_rss_mb"] for step in rebuilds), 1),
         "floor_rss_mb": round(max(step["peak_rss_mb"] for step in floors), 1),
         "search_ms_p50": round(statistics.median(times), 2), "search_ms_max": round(max(times), 2),
-        "searches": len(times),
+        "searches": len(times), **process_searches,
         "reports_s": {k: round(v, 3) for k, v in report_times.items()},
         "changes_s": round(listing["seconds"], 3), "changes_rss_mb": round(listing["peak_rss_mb"], 1),
         "mixed": mixed,
@@ -445,6 +472,10 @@ def show(fig: dict) -> None:
         print(f"  {name + ' runs (s)':<36} {_listed(times)}  (median above)")
     print(f"  peak RSS                             {fig['peak_rss_mb']:8.1f} MB  (floor process {fig['floor_rss_mb']} MB)")
     print(f"  rulings search, median of {fig['searches']}         {fig['search_ms_p50']:8.2f} ms  (max {fig['search_ms_max']} ms)")
+    print(f"  a process's first search, median of {len(fig['first_search_ms']['query'])} "
+          f"{fig['search_first_ms_p50']:7.2f} ms  (the open before it {fig['search_open_ms_p50']} ms)")
+    print(f"  casefile search, the command         {fig['search_command_ms_p50']:8.2f} ms  "
+          f"(the process, wall {fig['search_command_wall_ms_p50']} ms)")
     for name, seconds in fig["reports_s"].items():
         print(f"  report {name:<29} {seconds:8.3f} s")
     if not fig["reports_s"]:
