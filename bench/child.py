@@ -7,7 +7,8 @@
 
 Writes {"seconds": …, "cpu_s": …, "exit": …} to RESULT.json: the time of the step itself, from
 after the imports to its end, and the CPU time (user + system, every thread) the process spent in
-that span (the parent also records the process's wall time and peak RSS).
+that span (the parent also records the process's wall time and peak RSS). first-search adds
+"open_s" and "query_s", the two parts of its time.
 """
 
 from __future__ import annotations
