@@ -74,6 +74,8 @@ def _cell(value: Any) -> str:
         return ""
     if kind is int:
         return str(value)
+    if kind is dt.date:  # a date column: one in every few cells of the rulings' tables
+        return value.isoformat()
     if kind is float:  # every digit: the shortest text that reads back as the same float; nan, inf, -inf
         return repr(value)
     if isinstance(value, decimal.Decimal):  # its exact digits, never an exponent
@@ -149,10 +151,9 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
         return "".join(render_stream(columns, [rows], fmt))
     # The rows are at hand: each cell is made text once, for the widths and for its line (a
     # report of thousands of rows spent most of its rendering converting every number twice).
-    texts = [[_table_text(value) for value in row] for row in rows]
-    widths = [max([display_width(_table_text(name))] + [display_width(row[i]) for row in texts])
-              for i, name in enumerate(columns)]
-    return "".join(_table_lines(columns, texts, widths))
+    cells = [list(map(_table_cell, row)) for row in rows]
+    widths = [max([_cell_width(name)] + [row[i][1] for row in cells]) for i, name in enumerate(columns)]
+    return "".join(_table_lines(columns, cells, widths))
 
 
 # Characters a terminal shows in other than one column: the wide ones of Chinese, Japanese and
@@ -197,22 +198,40 @@ def _cut(text: str, most: int) -> str:
     return text  # not reached: the text is wider than ``most``
 
 
-def _table_text(value: Any) -> str:
-    """A cell, or a column's name, as the ``table`` format prints it: on one line, cut at
-    TABLE_CELL_MAX columns of a terminal with "…"."""
-    text = _cell(value)
+def _table_cell(value: Any) -> tuple[str, int]:
+    """A cell, or a column's name, as the ``table`` format prints it (on one line, cut at
+    TABLE_CELL_MAX columns of a terminal with "…"), and the columns it takes. Both passes of a
+    listing, its widths and its lines, take each cell from here: the text is looked at once, and
+    a text of one-column characters (most: ASCII, curly quotes, accents) is measured by its length."""
+    text = value if type(value) is str else _cell(value)
     if "\n" in text or "\r" in text:  # few cells: the pattern only where it has work
         text = _LINE_BREAK.sub(" ⏎ ", text)
-    return _cut(text, TABLE_CELL_MAX)
+    if text.isascii() or not _NOT_ONE_COLUMN.search(text):
+        if len(text) <= TABLE_CELL_MAX:
+            return text, len(text)
+        return text[:TABLE_CELL_MAX - 1] + "…", TABLE_CELL_MAX
+    text = _cut(text, TABLE_CELL_MAX)
+    return text, display_width(text)
+
+
+def _table_text(value: Any) -> str:
+    """A cell, or a column's name, as the ``table`` format prints it (``_table_cell``'s text)."""
+    return _table_cell(value)[0]
+
+
+def _cell_width(value: Any) -> int:
+    return _table_cell(value)[1]
 
 
 def table_widths(columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any]]]) -> list[int]:
     """The column widths of the ``table`` format for these rows (cells cut at TABLE_CELL_MAX)."""
-    widths = [display_width(_table_text(c)) for c in unique_columns(columns)]
+    widths = [_cell_width(c) for c in unique_columns(columns)]
     for batch in batches:
-        for row in batch:
-            for i, value in enumerate(row):
-                widths[i] = max(widths[i], display_width(_table_text(value)))
+        if not batch:
+            continue
+        for i, column in enumerate(zip(*batch)):  # a column of the batch at a time
+            if widths[i] < TABLE_CELL_MAX:  # no cell is wider: a column of texts is measured until one is cut
+                widths[i] = max(widths[i], max(map(_cell_width, column)))
     return widths
 
 
@@ -252,7 +271,7 @@ def render_stream(columns: Sequence[str], batches: Iterable[Sequence[Sequence[An
     else:  # table
         if widths is None:
             raise ValueError("the table format needs the column widths (table_widths)")
-        yield from _table_lines(columns, ([_table_text(v) for v in row] for row in rows), widths)
+        yield from _table_lines(columns, (list(map(_table_cell, row)) for row in rows), widths)
 
 
 # The characters that make a cell quoted: the comma, the quote, and both line-end characters. Python's
@@ -289,16 +308,17 @@ def _markdown_text(text: str) -> str:
     return _LINE_BREAK.sub("<br>", text.replace("\\", "\\\\").replace("|", "\\|"))
 
 
-def _table_lines(columns: Sequence[str], texts: Iterable[Sequence[str]], widths: Sequence[int]) -> Iterator[str]:
-    """The ``table`` format's lines: the header, its rule, the rows (cells already ``_table_text``),
-    and the count of rows."""
-    def line(values) -> str:
-        return "  ".join(v + " " * (w - display_width(v)) for v, w in zip(values, widths)).rstrip() + "\n"
+def _table_lines(columns: Sequence[str], cells: Iterable[Sequence[tuple[str, int]]],
+                 widths: Sequence[int]) -> Iterator[str]:
+    """The ``table`` format's lines: the header, its rule, the rows (each cell ``_table_cell``'s
+    text and width), and the count of rows."""
+    def line(row) -> str:
+        return "  ".join(text + " " * (w - used) for (text, used), w in zip(row, widths)).rstrip() + "\n"
 
-    yield line([_table_text(name) for name in columns])
-    yield line(["-" * w for w in widths])
+    yield line([_table_cell(name) for name in columns])
+    yield line([("-" * w, w) for w in widths])
     count = 0
-    for row in texts:
+    for row in cells:
         count += 1
         yield line(row)
     yield f"({count} row{'s' if count != 1 else ''})\n"
