@@ -46,8 +46,9 @@ class Statement:
 
 
 def label(sql: object, width: int = 110) -> str:
-    """The first line of a statement that is not a comment, shortened to ``width``."""
-    text = str(sql)
+    """The first line of a statement that is not a comment, shortened to ``width``: of its text,
+    or of the text of a statement DuckDB parsed (``extract_statements``)."""
+    text = sql if isinstance(sql, str) else getattr(sql, "query", None) or str(sql)
     for line in text.splitlines():
         line = line.strip()
         if line and not line.startswith("--"):

@@ -9,12 +9,13 @@ import duckdb
 
 
 def run_script(con: duckdb.DuckDBPyConnection, text: str, params: dict | None = None):
-    """Each statement of ``text`` with the parameters it names; returns the last one's result."""
+    """Each statement of ``text`` with the parameters it names; returns the last one's result.
+    Each runs as the statement DuckDB parsed once here, not as its text parsed again."""
     params = params or {}
     result = None
     for statement in con.extract_statements(text):
         names = statement.named_parameters
-        result = con.execute(statement.query, {k: params[k] for k in names} if names else None)
+        result = con.execute(statement, {k: params[k] for k in names} if names else None)
     return result
 
 

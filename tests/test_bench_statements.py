@@ -46,3 +46,6 @@ def test_the_summary_names_the_costliest_call_site_first():
 def test_a_label_is_the_first_line_that_is_not_a_comment():
     assert statements.label("-- what it does\n-- more\nCREATE TABLE x AS\nSELECT 1") == "CREATE TABLE x AS"
     assert statements.label("SELECT " + "x" * 200, width=20) == "SELECT " + "x" * 12 + "…"
+    # a statement DuckDB parsed, as pipeline/sqlexec.py run_script runs them, by its text
+    parsed = duckdb.connect().extract_statements("-- a comment\nSELECT 1 AS one;\nSELECT 2")
+    assert [statements.label(s) for s in parsed] == ["SELECT 1 AS one;", "SELECT 2"]

@@ -228,9 +228,9 @@ def _before_views(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...]) -> Non
     for table in scope:
         outside, count, rows_outside, no_rows_outside, before = con.extract_statements(
             read_sql("load/before_scoped.sql").format(table=table, keys=", ".join(KEYS[table])))
-        con.execute(outside.query)
-        con.execute((rows_outside if con.execute(count.query).fetchall()[0][0] else no_rows_outside).query)
-        con.execute(before.query)
+        con.execute(outside)
+        con.execute(rows_outside if con.execute(count).fetchall()[0][0] else no_rows_outside)
+        con.execute(before)
     for table in ("card", "ruling", "card_ruling"):
         source = f"apply_before_{table}" if table in scope else table
         con.execute(f"CREATE OR REPLACE TEMP VIEW old_{table} AS SELECT * FROM {source}")
@@ -254,7 +254,7 @@ def _apply_scoped(con: duckdb.DuckDBPyConnection, table: str,
             "b_cols": ", ".join(f'b."{c}"' for c in compared), "s_cols": ", ".join(f's."{c}"' for c in compared)}
     tally = {"INSERT": 0, "UPDATE": 0, "DELETE": 0}
     for statement in con.extract_statements(read_sql("load/apply_scoped.sql").format(**fill)):
-        result = con.execute(statement.query)
+        result = con.execute(statement)
     for action, n in result.fetchall():
         tally[action] = int(n)
     return {"inserted": tally["INSERT"], "updated": tally["UPDATE"], "removed": tally["DELETE"]}
