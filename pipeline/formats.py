@@ -202,7 +202,8 @@ def _table_cell(value: Any) -> tuple[str, int]:
     """A cell, or a column's name, as the ``table`` format prints it (on one line, cut at
     TABLE_CELL_MAX columns of a terminal with "…"), and the columns it takes. Both passes of a
     listing, its widths and its lines, take each cell from here: the text is looked at once, and
-    a text of one-column characters (most: ASCII, curly quotes, accents) is measured by its length."""
+    a text of one-column characters (most: ASCII, curly quotes, precomposed accented letters) is
+    measured by its length."""
     text = value if type(value) is str else _cell(value)
     if "\n" in text or "\r" in text:  # few cells: the pattern only where it has work
         text = _LINE_BREAK.sub(" ⏎ ", text)
@@ -212,11 +213,6 @@ def _table_cell(value: Any) -> tuple[str, int]:
         return text[:TABLE_CELL_MAX - 1] + "…", TABLE_CELL_MAX
     text = _cut(text, TABLE_CELL_MAX)
     return text, display_width(text)
-
-
-def _table_text(value: Any) -> str:
-    """A cell, or a column's name, as the ``table`` format prints it (``_table_cell``'s text)."""
-    return _table_cell(value)[0]
 
 
 def _cell_width(value: Any) -> int:
