@@ -9,15 +9,17 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import sys
+import threading
 import traceback
 from pathlib import Path
 
 import click
 
-from . import __version__
+from . import __version__, stop
 from .config import ALL_SOURCES, DEFAULT_KEEP_DAYS, DEFAULT_QUERY, Settings, from_env
-from .errors import EXIT_BUG, EXIT_USAGE, CasefileError, ConfigError, UsageError, printable
+from .errors import EXIT_BUG, EXIT_USAGE, Aborted, CasefileError, ConfigError, UsageError, printable
 from .formats import FORMATS, REPORT_FORMATS, render
 
 log = logging.getLogger("casefile")
@@ -799,8 +801,28 @@ def status(ctx: Context, fmt: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the console script: runs the group and turns errors into exit codes."""
+    """Entry point of the console script: runs the group and turns errors into exit codes.
+    Ctrl-C ends any command with exit 130, even when it lands inside a DuckDB query, which then
+    fails with an error of its own (``stop.on_ctrl_c`` notes it)."""
     _ARGV[:] = sys.argv[1:] if argv is None else argv
+    stop.clear()
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, stop.on_ctrl_c) if on_main_thread else None
+    try:
+        return _run(argv)
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGINT, previous)
+        stop.clear()
+
+
+def _interrupted(said: str | None = None) -> int:
+    _say_error(130, "Interrupted", said or "interrupted", f"casefile: interrupted: {said}" if said else
+               "casefile: interrupted")
+    return 130
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         returned = main_group.main(args=argv, prog_name="casefile", standalone_mode=False)
         if isinstance(returned, int) and not isinstance(returned, bool):  # ctx.exit(code) inside a command
@@ -818,12 +840,15 @@ def main(argv: list[str] | None = None) -> int:
             exc.show()
         return code
     except CasefileError as exc:
+        if stop.interrupted():  # Ctrl-C: exit 130, with what a stop had to say (a run loaded all the same)
+            return _interrupted(str(exc) if isinstance(exc, Aborted) else None)
         _report(exc)
         return exc.exit_code
     except KeyboardInterrupt:
-        _say_error(130, "Interrupted", "interrupted", "casefile: interrupted")
-        return 130
+        return _interrupted()
     except Exception as exc:
+        if stop.interrupted():  # DuckDB's "Query interrupted", or what code made of it
+            return _interrupted()
         damaged = _damaged_warehouse(exc)
         if damaged is not None:  # found by a query after the file opened (the writer's, or prune's)
             _report(damaged)

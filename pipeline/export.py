@@ -139,7 +139,7 @@ STOPPED = "stopped by SIGTERM; the previous export, if any, is unchanged"
 def export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float = 5.0) -> ExportResult:
     """Write the rulings dataset to folder ``out`` in ``fmt``; the folder appears whole or not at all.
     SIGTERM stops it with ``Aborted`` (exit 75), its temp folder removed."""
-    with stop.sigterm_raises(STOPPED):
+    with stop.signals_stop(STOPPED):
         return _export_rulings(warehouse, out, fmt, wait_s)
 
 

@@ -182,7 +182,7 @@ def prune(settings: Settings, keep_days: int, dry_run: bool = False, now: dateti
     deletion and after it. SIGTERM stops it (exit 75) wherever it is: a deletion cut short is
     finished by the next prune."""
     store = RawStore(settings.raw_dir)
-    with stop.sigterm_raises(STOPPED), SyncLock(settings.lock_path):
+    with stop.signals_stop(STOPPED), SyncLock(settings.lock_path):
         leftovers = 0 if dry_run else store.finish_deletions()
         loaded = None  # no warehouse yet (a file without its tables is none either)
         if settings.warehouse_path.exists():

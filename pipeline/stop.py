@@ -1,10 +1,12 @@
-"""A stop asked of this process by SIGTERM while it writes (sync, rebuild, rules ingest).
+"""A stop asked of this process by SIGTERM or Ctrl-C (SIGINT).
 
-The handler that ``sync`` installs raises ``Aborted`` wherever the main thread is. That
-exception can be lost: code that catches every ``Exception`` (a library's fallback, a logging
-handler) may be running at that moment and carry on. So the handler also sets a flag, and the
-steps that make a run permanent look at it first (``check``): a SIGTERM received before the
-commit never lets the commit happen, whether or not its exception got through. The waits
+The handlers raise ``Aborted`` (SIGTERM, exit 75) or ``KeyboardInterrupt`` (Ctrl-C, exit 130)
+wherever the main thread is. That exception can be lost: code that catches every ``Exception``
+(a library's fallback, a logging handler) may be running at that moment and carry on, and a
+signal that lands inside a DuckDB query interrupts the query, which then fails with DuckDB's own
+"Query interrupted" error or, when the query ends first, not at all. So the handlers also set a
+flag, and the steps that make a run permanent look at it first (``check``): a stop asked before
+the commit never lets the commit happen, whether or not its exception got through. The waits
 between requests look at it too (``sleep``), so a fetch does not go on for minutes first.
 """
 
@@ -19,26 +21,47 @@ from .errors import Aborted, CasefileError
 
 ABORTED_MESSAGE = "stopped by SIGTERM; the run is recorded as aborted and nothing was loaded"
 
-_REQUESTED = threading.Event()
+_REQUESTED = threading.Event()    # a stop was asked, by either signal
+_INTERRUPTED = threading.Event()  # ... by Ctrl-C
 
 
-def request() -> None:
-    """Note that a stop was asked (called by the signal handler)."""
+def request(interrupt: bool = False) -> None:
+    """Note that a stop was asked (called by the signal handlers); ``interrupt``: by Ctrl-C."""
+    if interrupt:
+        _INTERRUPTED.set()
     _REQUESTED.set()
 
 
 def clear() -> None:
     _REQUESTED.clear()
+    _INTERRUPTED.clear()
 
 
 def requested() -> bool:
     return _REQUESTED.is_set()
 
 
+def interrupted() -> bool:
+    """Whether Ctrl-C asked the stop."""
+    return _INTERRUPTED.is_set()
+
+
+def stopped(message: str = ABORTED_MESSAGE) -> BaseException:
+    """What a stop that was asked leaves as: ``KeyboardInterrupt`` after Ctrl-C, else
+    ``Aborted(message)``."""
+    return KeyboardInterrupt() if _INTERRUPTED.is_set() else Aborted(message)
+
+
 def check() -> None:
-    """Raise ``Aborted`` if a stop was asked."""
+    """Raise ``stopped()`` if a stop was asked."""
     if _REQUESTED.is_set():
-        raise Aborted(ABORTED_MESSAGE)
+        raise stopped()
+
+
+def on_ctrl_c(signum, frame) -> None:
+    """The SIGINT handler: Python's own ``KeyboardInterrupt``, with the flag set."""
+    request(interrupt=True)
+    raise KeyboardInterrupt
 
 
 def pause(seconds: float) -> None:
@@ -54,28 +77,29 @@ def sleep(seconds: float) -> None:
 
 
 @contextmanager
-def sigterm_raises(message: str = ABORTED_MESSAGE) -> Iterator[None]:
-    """While the block runs, SIGTERM raises ``Aborted(message)`` wherever the main thread is, so
-    the block's own clean-up runs (a load rolls back, a temp folder goes). A signal during a DuckDB
-    query interrupts the query, which then fails with DuckDB's own error: the flag tells it apart
-    and it leaves as ``Aborted`` too. Off the main thread, where Python takes no signal, nothing
-    is installed."""
+def signals_stop(message: str = ABORTED_MESSAGE) -> Iterator[None]:
+    """While the block runs, SIGTERM raises ``Aborted(message)`` and Ctrl-C ``KeyboardInterrupt``
+    wherever the main thread is, so the block's own clean-up runs (a load rolls back, a temp
+    folder goes). A signal during a DuckDB query interrupts the query, which then fails with
+    DuckDB's own error: the flag tells it apart and it leaves as the signal's exception too. Off
+    the main thread, where Python takes no signal, nothing is installed."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def handler(signum, frame):
+    def on_sigterm(signum, frame):
         request()
         raise Aborted(message)
 
     clear()
-    previous = signal.signal(signal.SIGTERM, handler)
+    previous = signal.signal(signal.SIGTERM, on_sigterm), signal.signal(signal.SIGINT, on_ctrl_c)
     try:
         yield
     except Exception as exc:
         if requested() and not isinstance(exc, CasefileError):
-            raise Aborted(message) from exc
+            raise (KeyboardInterrupt() if interrupted() else Aborted(message)) from exc
         raise
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
         clear()

@@ -99,9 +99,10 @@ def resolve_offline_source(value: str) -> RunInfo:
 BULK_MODES = ("auto", "always", "never")
 
 
-# The SIGTERM handler sets stop's flag as well as raising Aborted. A signal that arrives while
-# DuckDB runs a query interrupts the query, and DuckDB reports "Query interrupted" instead of the
-# handler's Aborted: the flag tells such an error from a real failure.
+# The signal handlers set stop's flag as well as raising Aborted (SIGTERM) or KeyboardInterrupt
+# (Ctrl-C). A signal that arrives while DuckDB runs a query interrupts the query, and DuckDB
+# reports "Query interrupted" instead of the handler's exception: the flag tells such an error
+# from a real failure.
 def _was_signalled(exc: BaseException) -> bool:
     return isinstance(exc, (Aborted, KeyboardInterrupt)) or stop.requested()
 
@@ -111,7 +112,7 @@ def sync(settings: Settings, *, query: str | None = None, offline: str | None = 
          progress=None, lock_held: bool = False, bulk: str = "auto") -> SyncResult:
     """One sync. ``lock_held``: the caller already holds the sync lock (the CLI takes it first).
     ``bulk``: auto | always | never, which plan a live sync takes (see ``_choose_plan``)."""
-    with stop.sigterm_raises():
+    with stop.signals_stop():
         with nullcontext() if lock_held else SyncLock(settings.lock_path):
             return _sync(settings, query=query, offline=offline, sources=sources,
                          include_multilingual=include_multilingual, progress=progress, bulk=bulk)
@@ -371,11 +372,12 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
             raise Aborted(f"stopped by a signal just after run {run.run_id} was loaded; "
                           "the warehouse holds it") from None
         if mark_aborted:
-            reason = exc if isinstance(exc, (Aborted, KeyboardInterrupt)) else ABORTED_MESSAGE
+            reason = ("interrupted (Ctrl-C)" if stop.interrupted() or isinstance(exc, KeyboardInterrupt)
+                      else exc if isinstance(exc, Aborted) else ABORTED_MESSAGE)
             mark_rejected(run, f"aborted during the load: {reason}", status="aborted")
         if isinstance(exc, (Aborted, KeyboardInterrupt)):
             raise
-        raise Aborted(ABORTED_MESSAGE) from exc
+        raise stop.stopped() from exc
     summary = counts.pop("_run")
     names = list(state.tables)  # the warehouse's table names, as the build gives them: one statement for all
     counted = con.execute("SELECT " + ", ".join(f"(SELECT count(*) FROM {name})" for name in names)).fetchone() \
@@ -439,7 +441,7 @@ def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> Lo
     else:
         check_path(source)
     store = RawStore(settings.raw_dir)
-    with stop.sigterm_raises(), (nullcontext() if lock_held else SyncLock(settings.lock_path)):
+    with stop.signals_stop(), (nullcontext() if lock_held else SyncLock(settings.lock_path)):
         client = HttpClient(settings) if is_url(source) else None
         shown = printable(source)  # a file name that is not UTF-8 is recorded with U+FFFD for its bytes
         writer = store.new_run({"mode": "ingest", "query": None, "sources": ["rules"], "rules_source": shown,
@@ -544,7 +546,7 @@ def rebuild(settings: Settings, progress=None, left_out: list[str] | None = None
         return replacing and built is not None and not built.exists()
 
     try:
-        with stop.sigterm_raises(REBUILD_STOPPED), SyncLock(settings.lock_path):
+        with stop.signals_stop(REBUILD_STOPPED), SyncLock(settings.lock_path):
             damaged = [run for run in store.runs() if run.damaged is not None]
             if damaged:  # what it held would silently go missing from the rebuilt warehouse
                 raise SourceDataError(f"run {damaged[0].run_id}: {damaged[0].damaged}; a rebuild would leave it "

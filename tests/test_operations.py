@@ -564,7 +564,10 @@ def test_ctrl_c_is_exit_130_and_changes_nothing(data_dir, point):
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
+    # 130; or, seen about once in a hundred Ctrl-Cs that land inside a DuckDB query, the process
+    # ends by the signal itself (-2, which a shell shows as 130 too) after casefile has said
+    # "aborted": DuckDB handed the one interrupt to Python a second time
+    assert proc.returncode == 130 or (proc.returncode == -signal.SIGINT and "aborted" in err), err
     assert "Traceback" not in err
     assert state(data_dir) == before
     assert json.loads((newest()[-1] / "_FAILED").read_text())["status"] == "aborted"
@@ -851,12 +854,12 @@ def test_sigterm_during_a_duckdb_query_is_an_abort_not_a_crash():
     import threading
 
     from pipeline.errors import Aborted
-    from pipeline.stop import sigterm_raises
+    from pipeline.stop import signals_stop
 
     con = duckdb.connect()
     timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM))
     with pytest.raises(Aborted) as caught:
-        with sigterm_raises():
+        with signals_stop():
             timer.start()
             # a few seconds of work: DuckDB usually stops it at the signal; when it does not, the
             # handler's Aborted comes when the query ends
@@ -864,6 +867,46 @@ def test_sigterm_during_a_duckdb_query_is_an_abort_not_a_crash():
     timer.join()
     assert "SIGTERM" in str(caught.value)
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL or callable(signal.getsignal(signal.SIGTERM))
+
+
+def test_ctrl_c_during_a_duckdb_query_is_an_interrupt_and_no_commit_follows():
+    """Ctrl-C inside a query: DuckDB fails the query with "Query interrupted" (or, when the query
+    ends first, says nothing); either way the block leaves as KeyboardInterrupt, and a check
+    before a commit, after code that swallowed the error, still refuses to go on."""
+    import os
+    import threading
+
+    from pipeline import stop
+
+    con = duckdb.connect()
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        with stop.signals_stop():
+            timer.start()
+            try:
+                con.execute("SELECT count(*) FROM range(1000000000) AS t(i) WHERE i % 7 = 3").fetchall()
+            except Exception:
+                pass  # what a careless fallback does with DuckDB's error
+            assert stop.requested() and stop.interrupted()
+            stop.check()  # as the load does before its commit
+    timer.join()
+    assert signal.getsignal(signal.SIGINT) is before and not stop.requested()
+
+
+def test_ctrl_c_during_a_query_of_any_command_exits_130(sample_warehouse, capsys):
+    """`casefile sql` with a query Ctrl-C stops: exit 130 and one line, not an internal error."""
+    import os
+    import threading
+
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    code = main(["--data-dir", str(sample_warehouse), "sql",
+                 "SELECT count(*) FROM range(3000000000) AS t(i) WHERE i % 7 = 3"])
+    timer.join()
+    err = capsys.readouterr().err
+    assert code == 130, err
+    assert "interrupted" in err and "internal error" not in err and "Traceback" not in err
 
 
 def test_doctor_exits_75_while_a_writer_holds_the_warehouse(data_dir, capsys):
