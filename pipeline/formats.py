@@ -10,6 +10,7 @@ import csv
 import html
 import datetime as dt
 import decimal
+import functools
 import io
 import json
 import math
@@ -160,14 +161,21 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
 # Korean (printed names in ja, ko, zhs, zht), full-width forms and emoji take two; combining
 # accents (an "é" written as "e" and U+0301), variation selectors and zero-width characters none.
 # A quick test before the exact count of ``_char_width``: curly quotes and dashes are not in it.
-_NOT_ONE_COLUMN = re.compile("[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
-                             "\u1100-\u115f\u1ab0-\u1aff\u1dc0-\u1dff\u200b-\u200f\u202a-\u202e"
-                             "\u2060-\u2064\u20d0-\u20ff\u231a\u231b\u2329\u232a\u23e9-\u23f3"
-                             "\u25fd\u25fe\u2614\u2615\u2648-\u2653\u26aa-\u26ff\u2705\u270a\u270b"
-                             "\u2728\u274c-\u2757\u2795-\u27bf\u2b1b\u2b1c\u2b50\u2b55"
-                             "\u2e80-\u303e\u3040-\ua4cf\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff"
-                             "\ufe00-\ufe0f\ufe10-\ufe19\ufe20-\ufe6f\ufeff\uff00-\uff60\uffe0-\uffe6"
-                             "\U0001f000-\U0001faff\U00020000-\U0003fffd\U000e0000-\U000e01ef]")
+# Compiled when first needed (``_not_one_column``): some 4 ms that a command printing only ASCII,
+# or nothing (a sync), need not pay.
+_NOT_ONE_COLUMN = ("[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
+                   "\u1100-\u115f\u1ab0-\u1aff\u1dc0-\u1dff\u200b-\u200f\u202a-\u202e"
+                   "\u2060-\u2064\u20d0-\u20ff\u231a\u231b\u2329\u232a\u23e9-\u23f3"
+                   "\u25fd\u25fe\u2614\u2615\u2648-\u2653\u26aa-\u26ff\u2705\u270a\u270b"
+                   "\u2728\u274c-\u2757\u2795-\u27bf\u2b1b\u2b1c\u2b50\u2b55"
+                   "\u2e80-\u303e\u3040-\ua4cf\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff"
+                   "\ufe00-\ufe0f\ufe10-\ufe19\ufe20-\ufe6f\ufeff\uff00-\uff60\uffe0-\uffe6"
+                   "\U0001f000-\U0001faff\U00020000-\U0003fffd\U000e0000-\U000e01ef]")
+
+
+@functools.cache
+def _not_one_column() -> re.Pattern:
+    return re.compile(_NOT_ONE_COLUMN)
 
 
 def _char_width(char: str) -> int:
@@ -179,14 +187,14 @@ def _char_width(char: str) -> int:
 
 def display_width(text: str) -> int:
     """How many columns of a terminal ``text`` takes (its length when every character takes one)."""
-    if text.isascii() or not _NOT_ONE_COLUMN.search(text):
+    if text.isascii() or not _not_one_column().search(text):
         return len(text)
     return sum(_char_width(c) for c in text)
 
 
 def _cut(text: str, most: int) -> str:
     """``text`` cut to at most ``most`` columns of a terminal, with "…" where it was cut."""
-    if text.isascii() or not _NOT_ONE_COLUMN.search(text):
+    if text.isascii() or not _not_one_column().search(text):
         return text if len(text) <= most else text[:most - 1] + "…"
     if display_width(text) <= most:
         return text
@@ -207,7 +215,7 @@ def _table_cell(value: Any) -> tuple[str, int]:
     text = value if type(value) is str else _cell(value)
     if "\n" in text or "\r" in text:  # few cells: the pattern only where it has work
         text = _LINE_BREAK.sub(" ⏎ ", text)
-    if text.isascii() or not _NOT_ONE_COLUMN.search(text):
+    if text.isascii() or not _not_one_column().search(text):
         if len(text) <= TABLE_CELL_MAX:
             return text, len(text)
         return text[:TABLE_CELL_MAX - 1] + "…", TABLE_CELL_MAX
