@@ -97,7 +97,7 @@ def signals_stop(message: str = ABORTED_MESSAGE) -> Iterator[None]:
         yield
     except Exception as exc:
         if requested() and not isinstance(exc, CasefileError):
-            raise (KeyboardInterrupt() if interrupted() else Aborted(message)) from exc
+            raise stopped(message) from exc
         raise
     finally:
         signal.signal(signal.SIGTERM, previous[0])
