@@ -19,7 +19,8 @@ import click
 
 from . import __version__, stop
 from .config import ALL_SOURCES, DEFAULT_KEEP_DAYS, DEFAULT_QUERY, Settings, from_env
-from .errors import EXIT_BUG, EXIT_USAGE, Aborted, CasefileError, ConfigError, UsageError, printable
+from .errors import (EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, Aborted, CasefileError, ConfigError, Interrupted,
+                     UsageError, printable)
 from .formats import FORMATS, REPORT_FORMATS, render
 
 log = logging.getLogger("casefile")
@@ -801,25 +802,33 @@ def status(ctx: Context, fmt: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the console script: runs the group and turns errors into exit codes.
-    Ctrl-C ends any command with exit 130, even when it lands inside a DuckDB query, which then
-    fails with an error of its own (``stop.on_ctrl_c`` notes it)."""
+    """Runs the group and turns errors into exit codes (the `casefile` script runs it through
+    ``entry.run``). Ctrl-C ends any command with exit 130: inside a DuckDB query, which then fails
+    with an error of its own, or during an import, where ``stop.on_ctrl_c`` only notes it and the
+    command stops at its next check, here at the latest."""
     _ARGV[:] = sys.argv[1:] if argv is None else argv
-    stop.clear()
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, stop.on_ctrl_c) if on_main_thread else None
+    if previous is not stop.on_ctrl_c:  # else entry.run took Ctrl-C first: one during the start-up stands
+        stop.clear()
     try:
-        return _run(argv)
+        if stop.interrupted():
+            return exit_interrupted()
+        code = _run(argv)
+        if stop.interrupted() and code != EXIT_INTERRUPTED:  # noted during an import, not raised since
+            return exit_interrupted()
+        return code
     finally:
         if on_main_thread:
             signal.signal(signal.SIGINT, previous)
         stop.clear()
 
 
-def _interrupted(said: str | None = None) -> int:
-    _say_error(130, "Interrupted", said or "interrupted", f"casefile: interrupted: {said}" if said else
-               "casefile: interrupted")
-    return 130
+def exit_interrupted(said: str | None = None) -> int:
+    """Say that Ctrl-C stopped the command (and ``said``, what the stop had to say); 130."""
+    _say_error(EXIT_INTERRUPTED, "Interrupted", said or "interrupted",
+               f"casefile: interrupted: {said}" if said else "casefile: interrupted")
+    return EXIT_INTERRUPTED
 
 
 def _run(argv: list[str] | None) -> int:
@@ -830,8 +839,8 @@ def _run(argv: list[str] | None) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:
-        _say_error(130, "Aborted", "aborted", "casefile: aborted")
-        return 130
+        _say_error(EXIT_INTERRUPTED, "Aborted", "aborted", "casefile: aborted")
+        return EXIT_INTERRUPTED
     except click.ClickException as exc:
         code = EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
         if _json_errors():  # a log of JSON lines gets one more, not click's usage text
@@ -840,15 +849,15 @@ def _run(argv: list[str] | None) -> int:
             exc.show()
         return code
     except CasefileError as exc:
-        if stop.interrupted():  # Ctrl-C: exit 130, with what a stop had to say (a run loaded all the same)
-            return _interrupted(str(exc) if isinstance(exc, Aborted) else None)
+        if stop.interrupted() or isinstance(exc, Interrupted):  # Ctrl-C, with what a stop had to say
+            return exit_interrupted(str(exc) if isinstance(exc, Aborted) else None)  # (a run loaded all the same)
         _report(exc)
         return exc.exit_code
     except KeyboardInterrupt:
-        return _interrupted()
+        return exit_interrupted()
     except Exception as exc:
         if stop.interrupted():  # DuckDB's "Query interrupted", or what code made of it
-            return _interrupted()
+            return exit_interrupted()
         damaged = _damaged_warehouse(exc)
         if damaged is not None:  # found by a query after the file opened (the writer's, or prune's)
             _report(damaged)

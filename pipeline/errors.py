@@ -13,6 +13,7 @@ EXIT_DATAERR = 65  # a source sent data we cannot use
 EXIT_UNAVAILABLE = 69  # a source could not be reached or refused us
 EXIT_TEMPFAIL = 75  # lock busy, rate limited, retries spent: try again later
 EXIT_CONFIG = 78  # the configuration is wrong
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as a shell reports a command the signal ended
 
 
 class CasefileError(Exception):
@@ -75,7 +76,13 @@ class LockBusy(TryAgainLater):
 
 
 class Aborted(TryAgainLater):
-    """The run was stopped by a signal (SIGTERM); nothing was loaded."""
+    """The run was stopped by a signal (SIGTERM); nothing was loaded, unless the message says what was."""
+
+
+class Interrupted(Aborted):
+    """A stop by Ctrl-C that came after a run was made permanent: the message says what was kept."""
+
+    exit_code = EXIT_INTERRUPTED
 
 
 class RateLimited(TryAgainLater):

@@ -8,6 +8,11 @@ signal that lands inside a DuckDB query interrupts the query, which then fails w
 flag, and the steps that make a run permanent look at it first (``check``): a stop asked before
 the commit never lets the commit happen, whether or not its exception got through. The waits
 between requests look at it too (``sleep``), so a fetch does not go on for minutes first.
+
+A signal that lands while a module is being imported only sets the flag: an exception raised
+inside an import can leave a C extension half made (DuckDB's aborts the process, or fails the
+import), and some start-up code drops it without a word. The stop then comes at the next check:
+the entry to a ``signals_stop`` block, the steps before a commit, or the command's end (cli.main).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from .errors import Aborted, CasefileError
+from .errors import Aborted, CasefileError, Interrupted
 
 ABORTED_MESSAGE = "stopped by SIGTERM; the run is recorded as aborted and nothing was loaded"
 
@@ -52,16 +57,35 @@ def stopped(message: str = ABORTED_MESSAGE) -> BaseException:
     return KeyboardInterrupt() if _INTERRUPTED.is_set() else Aborted(message)
 
 
+def kept(message: str, exc: BaseException | None = None) -> Aborted:
+    """What a stop that came after a run was made permanent leaves as (``message`` says what was
+    kept): ``Interrupted`` (exit 130) after Ctrl-C (the flag, or ``exc`` what Ctrl-C raised, once
+    the block that set the flag is left), else ``Aborted`` (exit 75)."""
+    by_ctrl_c = _INTERRUPTED.is_set() or isinstance(exc, (KeyboardInterrupt, Interrupted))
+    return Interrupted(message) if by_ctrl_c else Aborted(message)
+
+
 def check() -> None:
     """Raise ``stopped()`` if a stop was asked."""
     if _REQUESTED.is_set():
         raise stopped()
 
 
+def importing(frame) -> bool:
+    """Whether ``frame`` (a signal handler's) is inside an import: a frame of importlib below it."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def on_ctrl_c(signum, frame) -> None:
-    """The SIGINT handler: Python's own ``KeyboardInterrupt``, with the flag set."""
+    """The SIGINT handler: Python's own ``KeyboardInterrupt``, with the flag set; during an
+    import, the flag alone."""
     request(interrupt=True)
-    raise KeyboardInterrupt
+    if not importing(frame):
+        raise KeyboardInterrupt
 
 
 def pause(seconds: float) -> None:
@@ -81,19 +105,22 @@ def signals_stop(message: str = ABORTED_MESSAGE) -> Iterator[None]:
     """While the block runs, SIGTERM raises ``Aborted(message)`` and Ctrl-C ``KeyboardInterrupt``
     wherever the main thread is, so the block's own clean-up runs (a load rolls back, a temp
     folder goes). A signal during a DuckDB query interrupts the query, which then fails with
-    DuckDB's own error: the flag tells it apart and it leaves as the signal's exception too. Off
-    the main thread, where Python takes no signal, nothing is installed."""
+    DuckDB's own error: the flag tells it apart and it leaves as the signal's exception too. A stop
+    asked before the block (a signal during an import) ends it before it starts. Off the main
+    thread, where Python takes no signal, nothing is installed."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def on_sigterm(signum, frame):
         request()
-        raise Aborted(message)
+        if not importing(frame):
+            raise Aborted(message)
 
-    clear()
     previous = signal.signal(signal.SIGTERM, on_sigterm), signal.signal(signal.SIGINT, on_ctrl_c)
     try:
+        if requested():  # asked before the block, during an import: the block does not start
+            raise stopped(message)
         yield
     except Exception as exc:
         if requested() and not isinstance(exc, CasefileError):

@@ -212,6 +212,7 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
         if chosen != meta["plan"]:
             writer.update_meta({"plan": chosen})
         traffic = _traffic(plan.transport)
+        stop.check()  # a signal noted only (during an import, or its exception swallowed): the run is aborted
         writer.finish(traffic)
     except BaseException as exc:
         status = "aborted" if isinstance(exc, (KeyboardInterrupt, SystemExit, Aborted)) else "failed"
@@ -345,6 +346,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
     try:
         try:
             failpoint("during_build")
+            stop.check()  # a signal noted only, since the fetch: no build
             with timing.phase("build"):
                 state = _build(con, store, upto, cache_dir, use_delta)
             with timing.phase("load"):
@@ -369,8 +371,8 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
         if not _was_signalled(exc):
             raise
         if run.run_id in loaded_runs(con):  # the signal came after the commit: the run is in
-            raise Aborted(f"stopped by a signal just after run {run.run_id} was loaded; "
-                          "the warehouse holds it") from None
+            raise stop.kept(f"stopped by a signal just after run {run.run_id} was loaded; "
+                            "the warehouse holds it") from None
         if mark_aborted:
             reason = ("interrupted (Ctrl-C)" if stop.interrupted() or isinstance(exc, KeyboardInterrupt)
                       else exc if isinstance(exc, Aborted) else ABORTED_MESSAGE)
@@ -520,7 +522,7 @@ def _left_out(settings: Settings, store: RawStore) -> list[str]:
 
 
 REBUILD_STOPPED = "stopped by SIGTERM; the warehouse is unchanged and the rebuild's new file deleted"
-REBUILD_REPLACED_STOPPED = ("stopped by SIGTERM just after the new warehouse was renamed into place; "
+REBUILD_REPLACED_STOPPED = ("stopped by a signal just after the new warehouse was renamed into place; "
                             "the warehouse is rebuilt")
 
 
@@ -601,9 +603,9 @@ def rebuild(settings: Settings, progress=None, left_out: list[str] | None = None
                     raise Aborted(REBUILD_STOPPED) from None
                 raise
             return results
-    except Aborted:
-        if replaced():  # a SIGTERM in the instant after the rename: not "unchanged", rebuilt
-            raise Aborted(REBUILD_REPLACED_STOPPED) from None
+    except (Aborted, KeyboardInterrupt) as exc:
+        if replaced():  # a signal in the instant after the rename: not "unchanged", rebuilt
+            raise stop.kept(REBUILD_REPLACED_STOPPED, exc) from None
         raise
 
 
