@@ -177,6 +177,11 @@ def write_output(path: Path, text: str) -> None:
         raise
 
 
+class _CtrlC(BaseException):
+    """A command's KeyboardInterrupt, carried past click (which prints an empty line on stderr for
+    one, a line that is no JSON object in a log of JSON lines) to ``_run``."""
+
+
 class Group(click.Group):
     """The command group. A reader of stdout that stops reading (``casefile sql … | head -1``)
     ends the command quietly with exit 0, as when the whole output fitted in the pipe before it
@@ -186,6 +191,8 @@ class Group(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise _CtrlC from exc
         except BrokenPipeError:
             import contextlib
 
@@ -838,9 +845,8 @@ def _run(argv: list[str] | None) -> int:
             return returned
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
-        _say_error(EXIT_INTERRUPTED, "Aborted", "aborted", "casefile: aborted")
-        return EXIT_INTERRUPTED
+    except click.exceptions.Abort:  # click's word for a KeyboardInterrupt (casefile asks no questions)
+        return exit_interrupted()
     except click.ClickException as exc:
         code = EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
         if _json_errors():  # a log of JSON lines gets one more, not click's usage text
@@ -853,7 +859,7 @@ def _run(argv: list[str] | None) -> int:
             return exit_interrupted(str(exc) if isinstance(exc, Aborted) else None)  # (a run loaded all the same)
         _report(exc)
         return exc.exit_code
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _CtrlC):
         return exit_interrupted()
     except Exception as exc:
         if stop.interrupted():  # DuckDB's "Query interrupted", or what code made of it

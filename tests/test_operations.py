@@ -572,6 +572,20 @@ def test_ctrl_c_is_exit_130_and_changes_nothing(data_dir, point):
     assert sql(data_dir, "SELECT count(*) FROM sync_run") == [(2,)]
 
 
+def test_ctrl_c_in_a_log_of_json_lines_leaves_json_lines_only(data_dir):
+    """click answers a KeyboardInterrupt with an empty line on stderr: not in a log of JSON lines."""
+    proc = start(data_dir, "--log-format", "json", "sync", "--offline", CASEFILE_FAILPOINT="during_extract:sleep=30")
+    _wait_for(lambda: any(p.stat().st_size > 0 for p in (data_dir / "raw").glob("*/manifest.jsonl")))
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    lines = err.splitlines()
+    assert [json.loads(line)["event"] for line in lines][-1:] == ["error"], err  # every line an object
+    assert json.loads(lines[-1]) == {"event": "error", "exit_code": 130, "error": "Interrupted",
+                                     "message": "interrupted"}
+
+
 def _wait_for(condition, timeout=30.0):
     deadline = time.monotonic() + timeout
     while not condition():
