@@ -18,6 +18,19 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False)
 
 
+class StreamHandler(logging.StreamHandler):
+    """The CLI's handler. logging answers an exception raised while a record is written by printing
+    its traceback and going on; SIGTERM's ``Aborted``, which the signal handler raises wherever the
+    main thread is (``stop.signals_stop``), leaves the log call instead, as it leaves any other line."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        from .errors import Aborted
+
+        if isinstance(sys.exc_info()[1], Aborted):
+            raise  # the exception being handled: this is called from emit's except clause
+        super().handleError(record)
+
+
 _FORMAT = {"value": "text"}
 
 
@@ -30,7 +43,7 @@ def setup(log_format: str, verbosity: int) -> None:
     # -q (verbosity -1): errors only; default: warnings too; -v: progress of each step; -vv: debug
     level = (logging.ERROR if verbosity < 0 else logging.WARNING if verbosity == 0
              else logging.INFO if verbosity == 1 else logging.DEBUG)
-    handler = logging.StreamHandler(sys.stderr)
+    handler = StreamHandler(sys.stderr)
     if log_format == "json":
         handler.setFormatter(JsonFormatter())
     else:

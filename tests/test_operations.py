@@ -610,7 +610,7 @@ def test_a_signal_just_after_the_commit_keeps_the_run_it_loaded(data_dir, signum
         seen.append(line)
         if line.rstrip().endswith(" committed"):
             break
-    time.sleep(0.3)  # into the failpoint's sleep: a signal during a log write is swallowed by logging
+    time.sleep(0.3)  # into the failpoint's sleep, past the log line
     proc.send_signal(signum)
     out, rest = proc.communicate(timeout=30)
     err = "".join(seen) + rest
@@ -970,6 +970,36 @@ def test_sigterm_during_an_import_in_a_block_is_noted_and_the_import_finishes(tm
     finally:
         sys.modules.pop(name, None)
     assert imported == [True] and not stop.requested()
+
+
+def test_sigterm_during_a_log_write_leaves_the_log_call_as_aborted(capsys):
+    """logging prints the traceback of an exception raised while it writes a record, and goes on."""
+    import io
+    import logging
+    import os
+
+    from pipeline import logs, stop
+    from pipeline.errors import Aborted
+
+    class Signalling(io.StringIO):  # the signal arrives while the record is being written
+        def write(self, text):
+            if "SIGTERM now" in text:
+                os.kill(os.getpid(), signal.SIGTERM)
+            return super().write(text)
+
+    logger = logging.getLogger("casefile.test_log_write")
+    logger.propagate = False
+    handler = logs.StreamHandler(Signalling())
+    logger.addHandler(handler)
+    went_on = []
+    try:
+        with pytest.raises(Aborted):
+            with stop.signals_stop():
+                logger.warning("SIGTERM now")
+                went_on.append("past the log call")
+    finally:
+        logger.removeHandler(handler)
+    assert went_on == [] and "Logging error" not in capsys.readouterr().err
 
 
 def test_a_stop_asked_before_a_signals_stop_block_ends_it_before_it_starts():
