@@ -20,8 +20,8 @@ from . import __version__, cooldown, stop, timing
 from .build import (RULES_ORIGIN, build_state, build_state_sql, current_runs, document_rows,
                     refuse_empty_bulk_files, run_origins, run_row)
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
-from .errors import (Aborted, CasefileError, ChecksFailed, ConfigError, ParseError, QueryMatchesNothing,
-                     SourceDataError, UsageError, printable)
+from .errors import (Aborted, CasefileError, ChecksFailed, ConfigError, Interrupted, ParseError,
+                     QueryMatchesNothing, SourceDataError, UsageError, printable)
 from .failpoints import failpoint
 from .normalize import query as query_filter
 from .normalize.scryfall import search_page
@@ -522,6 +522,7 @@ def _left_out(settings: Settings, store: RawStore) -> list[str]:
 
 
 REBUILD_STOPPED = "stopped by SIGTERM; the warehouse is unchanged and the rebuild's new file deleted"
+REBUILD_INTERRUPTED = "the warehouse is unchanged and the rebuild's new file deleted"  # after "interrupted: "
 REBUILD_REPLACED_STOPPED = ("stopped by a signal just after the new warehouse was renamed into place; "
                             "the warehouse is rebuilt")
 
@@ -599,7 +600,10 @@ def rebuild(settings: Settings, progress=None, left_out: list[str] | None = None
                 # on the disk the next sync needs
                 with contextlib.suppress(OSError):
                     remove_half_built()
-                if isinstance(exc, Aborted):  # said as a rebuild's (a load's stop speaks of a sync's run)
+                # said as a rebuild's (a load's stop speaks of a sync's run); Ctrl-C's, with exit 130
+                if stop.interrupted() or isinstance(exc, (KeyboardInterrupt, Interrupted)):
+                    raise Interrupted(REBUILD_INTERRUPTED) from None
+                if isinstance(exc, Aborted):
                     raise Aborted(REBUILD_STOPPED) from None
                 raise
             return results

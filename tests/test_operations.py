@@ -14,7 +14,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.config import Settings, validate
 from pipeline.status import collect_status
-from pipeline.sync import REBUILD_REPLACED_STOPPED, REBUILD_STOPPED
+from pipeline.sync import REBUILD_INTERRUPTED, REBUILD_REPLACED_STOPPED, REBUILD_STOPPED
 
 from conftest import FIXTURES, subprocess_env
 from support.fake_scryfall import FakeScryfall
@@ -622,18 +622,20 @@ def test_a_signal_just_after_the_commit_keeps_the_run_it_loaded(data_dir, signum
     assert state(data_dir) == loaded
 
 
-def test_sigterm_during_a_rebuild_keeps_the_old_warehouse_and_every_run(data_dir):
+@pytest.mark.parametrize("signum, code, said", [(signal.SIGTERM, 75, f"casefile: error: {REBUILD_STOPPED}"),
+                                                (signal.SIGINT, 130, f"casefile: interrupted: {REBUILD_INTERRUPTED}")])
+def test_a_signal_during_a_rebuild_keeps_the_old_warehouse_and_every_run(data_dir, signum, code, said):
     assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
     assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", "--sources", "api"]) == 0
     before, runs = state(data_dir), _statuses(data_dir)
     proc = start(data_dir, "rebuild", CASEFILE_FAILPOINT="before_commit:sleep=30")
     _wait_for(lambda: (data_dir / "warehouse" / "casefile.duckdb.rebuild").exists())
     time.sleep(0.5)
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signum)
     out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 75 and "SIGTERM" in err and "Traceback" not in err
+    assert proc.returncode == code and "Traceback" not in err
     # what a rebuild leaves, not a sync's "the run is recorded as aborted" (none is)
-    assert err.rstrip().splitlines()[-1] == f"casefile: error: {REBUILD_STOPPED}"
+    assert err.rstrip().splitlines()[-1] == said
     assert state(data_dir) == before
     assert _statuses(data_dir) == runs  # no run is marked aborted by a stopped rebuild
     assert sorted(p.name for p in (data_dir / "warehouse").iterdir()) == ["casefile.duckdb"]  # nothing half built
