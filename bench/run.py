@@ -175,7 +175,7 @@ def _median(steps: list[dict]) -> dict:
     return sorted(steps, key=lambda step: step["seconds"])[(len(steps) - 1) // 2]
 
 
-def _copy_data(source: Path, target: Path) -> None:
+def copy_data(source: Path, target: Path) -> None:
     """``target`` made a copy of the data folder ``source``: the raw store and the cache
     hard-linked (casefile never writes a file of either in place: new files are written whole
     and renamed, old ones deleted), the rest (the warehouse, the lock file) copied and flushed
@@ -242,18 +242,18 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         floors.append(child("floor", ["floor", str(runs["base"]), str(base_dir / "floor.duckdb")]))
         (base_dir / "floor.duckdb").unlink(missing_ok=True)
         rebuilds.append(child("rebuild", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q", "rebuild"]))
-        _copy_data(data, incremental_data)
+        copy_data(data, incremental_data)
         incrementals.append(child("incremental", ["casefile", "--data-dir", str(incremental_data), "--log-format",
                                                   "json", "-q", "sync", "--offline", str(runs["changed"])]))
         summaries.append(json.loads(incrementals[-1]["stdout"].strip().splitlines()[-1]))
-        _copy_data(incremental_data, next_data)
+        copy_data(incremental_data, next_data)
         nexts.append(child("next day", ["casefile", "--data-dir", str(next_data), "--log-format", "json", "-q",
                                         "sync", "--offline", str(runs["next"])]))
-        _copy_data(incremental_data, next_data)
+        copy_data(incremental_data, next_data)
         compactings.append(child("next day, compacting", [
             "casefile", "--data-dir", str(next_data), "--log-format", "json", "-q", "sync", "--offline",
             str(runs["next"])], env={"CASEFILE_COMPACT_EVERY": "1"}))
-        _copy_data(data, quiet_data)
+        copy_data(data, quiet_data)
         quiets.append(child("quiet incremental", ["casefile", "--data-dir", str(quiet_data), "--log-format", "json",
                                                   "-q", "sync", "--offline", str(runs["quiet"])]))
     shutil.rmtree(quiet_data, ignore_errors=True)
@@ -262,7 +262,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     # machine's speed can drift by more than 10 % over the minutes between two scales' rebuilds.
     interleaved = {}
     if one_data is not None and scale == 1.0:
-        _copy_data(data, one_data)
+        copy_data(data, one_data)
     elif one_data is not None:
         ones, ours = [], []
         for _ in range(repeat):
@@ -278,7 +278,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         shutil.rmtree(data / "cache", ignore_errors=True)
         colds.append(child("rebuild without cache", ["casefile", "--data-dir", str(data), "-q", "rebuild"]))
     before = base_dir / "data-before-incremental"  # day 1 alone, for the steps below
-    _copy_data(data, before)
+    copy_data(data, before)
     # The least an incremental sync does (bench/child.py incremental_floor), on a copy of the
     # warehouse the incremental syncs started from.
     floor_db = base_dir / "incremental-floor.duckdb"
@@ -419,7 +419,7 @@ def _with_full_rules(before: Path, data: Path, changed: Path) -> dict:
 def _steps_on_copy(before: Path, data: Path, label: str, steps: dict[str, list[str]]) -> dict:
     """casefile ``steps`` (name -> arguments), in order, once each, on a copy of the data folder
     ``before`` at ``data`` (deleted afterwards); the time and peak RSS of each."""
-    _copy_data(before, data)
+    copy_data(before, data)
     try:
         done = {name: child(f"{label}: {name}", ["casefile", "--data-dir", str(data), "-q", *args])
                 for name, args in steps.items()}
