@@ -19,8 +19,7 @@ import click
 
 from . import __version__, stop
 from .config import ALL_SOURCES, DEFAULT_KEEP_DAYS, DEFAULT_QUERY, Settings, from_env
-from .errors import (EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, Aborted, CasefileError, ConfigError, Interrupted,
-                     UsageError, printable)
+from .errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, Aborted, CasefileError, ConfigError, UsageError, printable
 from .formats import FORMATS, REPORT_FORMATS, render
 
 log = logging.getLogger("casefile")
@@ -855,14 +854,14 @@ def _run(argv: list[str] | None) -> int:
             exc.show()
         return code
     except CasefileError as exc:
-        if stop.interrupted() or isinstance(exc, Interrupted):  # Ctrl-C, with what a stop had to say
+        if stop.by_ctrl_c(exc):  # Ctrl-C, with what a stop had to say
             return exit_interrupted(str(exc) if isinstance(exc, Aborted) else None)  # (a run loaded all the same)
         _report(exc)
         return exc.exit_code
     except (KeyboardInterrupt, _CtrlC):
         return exit_interrupted()
     except Exception as exc:
-        if stop.interrupted():  # DuckDB's "Query interrupted", or what code made of it
+        if stop.by_ctrl_c(exc):  # DuckDB's "Query interrupted", or what code made of it
             return exit_interrupted()
         damaged = _damaged_warehouse(exc)
         if damaged is not None:  # found by a query after the file opened (the writer's, or prune's)

@@ -57,12 +57,17 @@ def stopped(message: str = ABORTED_MESSAGE) -> BaseException:
     return KeyboardInterrupt() if _INTERRUPTED.is_set() else Aborted(message)
 
 
+def by_ctrl_c(exc: BaseException | None = None) -> bool:
+    """Whether Ctrl-C asked the stop that ``exc`` (if given) comes from: the flag, or ``exc`` what
+    Ctrl-C raises (``KeyboardInterrupt``, or ``Interrupted`` once the block that set the flag and
+    cleared it is left)."""
+    return _INTERRUPTED.is_set() or isinstance(exc, (KeyboardInterrupt, Interrupted))
+
+
 def kept(message: str, exc: BaseException | None = None) -> Aborted:
     """What a stop that came after a run was made permanent leaves as (``message`` says what was
-    kept): ``Interrupted`` (exit 130) after Ctrl-C (the flag, or ``exc`` what Ctrl-C raised, once
-    the block that set the flag is left), else ``Aborted`` (exit 75)."""
-    by_ctrl_c = _INTERRUPTED.is_set() or isinstance(exc, (KeyboardInterrupt, Interrupted))
-    return Interrupted(message) if by_ctrl_c else Aborted(message)
+    kept): ``Interrupted`` (exit 130) after Ctrl-C (``by_ctrl_c``), else ``Aborted`` (exit 75)."""
+    return Interrupted(message) if by_ctrl_c(exc) else Aborted(message)
 
 
 def check() -> None:

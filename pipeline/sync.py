@@ -374,7 +374,7 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
             raise stop.kept(f"stopped by a signal just after run {run.run_id} was loaded; "
                             "the warehouse holds it") from None
         if mark_aborted:
-            reason = ("interrupted (Ctrl-C)" if stop.interrupted() or isinstance(exc, KeyboardInterrupt)
+            reason = ("interrupted (Ctrl-C)" if stop.by_ctrl_c(exc)
                       else exc if isinstance(exc, Aborted) else ABORTED_MESSAGE)
             mark_rejected(run, f"aborted during the load: {reason}", status="aborted")
         if isinstance(exc, (Aborted, KeyboardInterrupt)):
@@ -601,7 +601,7 @@ def rebuild(settings: Settings, progress=None, left_out: list[str] | None = None
                 with contextlib.suppress(OSError):
                     remove_half_built()
                 # said as a rebuild's (a load's stop speaks of a sync's run); Ctrl-C's, with exit 130
-                if stop.interrupted() or isinstance(exc, (KeyboardInterrupt, Interrupted)):
+                if stop.by_ctrl_c(exc):
                     raise Interrupted(REBUILD_INTERRUPTED) from None
                 if isinstance(exc, Aborted):
                     raise Aborted(REBUILD_STOPPED) from None
