@@ -605,9 +605,10 @@ def changes(ctx: Context, since: str | None, fmt: str) -> None:
 @format_option()
 @pass_ctx
 def doctor(ctx: Context, online: bool, fmt: str) -> None:
-    """Check the installation: config, lock, the raw store against its manifests (sha256), the
-    warehouse against sql/checks/, and with --online whether the sources answer. Exits non-zero
-    when something fails (78 config, 65 data, 69 unreachable, 75 warehouse busy).
+    """Check the installation: config, lock, the raw store against its manifests (sha256), how the
+    newest runs ended, the warehouse against sql/checks/, and with --online whether the sources
+    answer. Exits non-zero when something fails (78 config, 65 data, 69 unreachable, 75 warehouse
+    busy); runs that failed since the last complete one are a warning.
 
     \b
     Examples:

@@ -1,4 +1,5 @@
-"""``casefile doctor``: is this installation healthy? Config, lock, raw store, warehouse, sources.
+"""``casefile doctor``: is this installation healthy? Config, lock, raw store, the newest runs,
+warehouse, sources.
 
 Reads only (the raw store's files, a read-only warehouse connection); ``--online`` asks each
 source one small question through extract/probe.py (the API nothing inside a 429 cool-down, and
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 
 import duckdb
 
@@ -108,8 +110,52 @@ def _raw_store(settings: Settings, running: bool, loaded: set[str] | None = None
     if runs and runs[-1].run_id > new_run_id():
         found.append(Finding("warn", "raw", f"the clock ({new_run_id()}) is behind the newest run ({runs[-1].run_id}): "
                                             "new runs take ids just after it until the clock catches up"))
+    found += _last_runs(runs, datetime.now(timezone.utc))
     found += _prunable(runs, loaded)
     return found
+
+
+ENDED = ("failed", "aborted", "rejected")  # the statuses of a run that ended without being kept
+
+
+def _last_runs(runs, now: datetime) -> list[Finding]:
+    """How the newest runs ended: the runs that failed, were aborted or rejected since the last
+    complete one (a job whose syncs keep failing exits non-zero each time; this says since when
+    and why), else how long ago the last complete run started. Runs that never finished and
+    damaged ones have findings of their own."""
+    from .prune import run_time
+
+    last_complete = next((run for run in reversed(runs) if run.complete), None)
+    since = [run for run in runs if run.status in ENDED
+             and (last_complete is None or run.run_id > last_complete.run_id)]
+    if last_complete is None:
+        after = "no run has completed yet"
+    else:
+        after = f"the last complete run is {last_complete.run_id} ({_age(now - run_time(last_complete))} ago)"
+    if not since:
+        return [] if last_complete is None else [Finding("ok", "runs", after)]
+    newest = since[-1]
+    reason = " ".join(str(newest.failure.get("reason") or "no reason written").split())
+    if len(reason) > REASON_CHARS:
+        reason = reason[:REASON_CHARS - 1] + "…"
+    if len(since) == 1:
+        told = f"run {newest.run_id} {newest.status}; {after}: {reason}"
+    else:
+        told = (f"{len(since)} runs did not complete, from {since[0].run_id}; {after}; "
+                f"the newest, {newest.run_id}, {newest.status}: {reason}")
+    return [Finding("warn", "runs", told)]
+
+
+REASON_CHARS = 200  # of a run's reason to end, in a finding
+
+
+def _age(delta: timedelta) -> str:
+    """A time span in its largest whole unit: 3 days, 5 hours, 1 minute, 0 minutes."""
+    seconds = max(int(delta.total_seconds()), 0)
+    unit, size = next(((unit, size) for unit, size in (("day", 86_400), ("hour", 3_600)) if seconds >= size),
+                      ("minute", 60))
+    n = seconds // size
+    return f"{n} {unit}{'' if n == 1 else 's'}"
 
 
 def _warehouse(settings: Settings) -> tuple[list[Finding], set[str] | None]:
@@ -210,8 +256,6 @@ def exit_code(findings: list[Finding]) -> int:
 def _prunable(runs, loaded: set[str] | None) -> list[Finding]:
     """A note of what `casefile prune` with its default window would delete, when anything
     (``loaded``: the runs the warehouse holds, whose views a prune keeps too)."""
-    from datetime import datetime, timezone
-
     from .formats import human_bytes
     from .config import DEFAULT_KEEP_DAYS
     from .prune import bytes_freed, plan

@@ -1,5 +1,8 @@
 """Live mode over real sockets: the casefile CLI in a subprocess against a loopback Scryfall."""
 
+import json
+import re
+
 import pytest
 
 from support.fake_scryfall import FakeScryfall
@@ -80,6 +83,25 @@ def test_a_rejected_query_quotes_details_and_warnings(server, cli, data_dir):
     assert not (data_dir / "warehouse" / "casefile.duckdb").exists()
     [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
     assert (run / "_FAILED").exists() and not (run / "_SUCCESS").exists()
+
+
+def test_doctor_warns_of_the_syncs_that_failed_since_the_last_complete_one_until_one_completes(server, cli, data_dir):
+    assert cli("sync", "--offline").returncode == 0
+    for _ in range(2):
+        assert cli("sync", "--api-url", server.url, "--query", "badop:x").returncode == 2
+    doctor = cli("doctor", "--format", "json")
+    assert doctor.returncode == 0, doctor.stderr  # a warning: the install is sound, its syncs are failing
+    runs = sorted(p.name for p in (data_dir / "raw").iterdir() if p.is_dir())
+    [finding] = [f for f in json.loads(doctor.stdout) if f["area"] == "runs"]
+    assert finding["level"] == "warn"
+    assert re.fullmatch(rf"2 runs did not complete, from {runs[1]}; the last complete run is {runs[0]} "
+                        rf"\(\d+ minutes? ago\); the newest, {runs[2]}, failed: .*All of your terms were ignored\..*",
+                        finding["finding"])
+    assert cli("sync", "--api-url", server.url, "--sources", "api").returncode == 0
+    newest = max(p.name for p in (data_dir / "raw").iterdir() if p.is_dir())
+    [finding] = [f for f in json.loads(cli("doctor", "--format", "json").stdout) if f["area"] == "runs"]
+    assert (finding["level"], finding["area"]) == ("ok", "runs")
+    assert re.fullmatch(rf"the last complete run is {newest} \(\d+ minutes? ago\)", finding["finding"])
 
 
 def test_live_then_rebuild_gives_the_same_content(server, cli, data_dir):

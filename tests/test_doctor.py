@@ -1,0 +1,67 @@
+"""`casefile doctor`'s finding on how the newest runs ended (area ``runs``).
+
+The runs are made in a temporary raw store by the raw store's own writer, with run ids chosen at
+set times before NOW and reasons written for the test (CONSTRUCTED, no fetch); the end-to-end test
+of the same finding after real failed syncs is in tests/test_sync_live.py.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from pipeline.doctor import REASON_CHARS, _age, _last_runs
+from pipeline.rawstore import RawStore, mark_rejected, new_run_id
+
+NOW = datetime(2026, 12, 5, 12, 0, tzinfo=timezone.utc)
+
+
+def _run(store: RawStore, ago: timedelta, outcome: str, reason: str = "TryAgainLater: gave up after 5 attempts"):
+    writer = store.new_run({"query": "q", "sources": ["api"]}, run_id=new_run_id(NOW - ago))
+    if outcome in ("complete", "rejected"):
+        writer.finish({})
+    if outcome == "rejected":
+        [run] = [r for r in store.runs() if r.run_id == writer.run_id]
+        mark_rejected(run, reason)
+    elif outcome in ("failed", "aborted"):
+        writer.fail(reason, status=outcome)
+    return writer.run_id
+
+
+def _findings(store: RawStore):
+    return [(f.level, f.area, f.message) for f in _last_runs(store.runs(), NOW)]
+
+
+def test_a_store_whose_newest_run_completed_says_how_long_ago_it_started(tmp_path):
+    store = RawStore(tmp_path)
+    _run(store, timedelta(days=3), "failed")  # before the last complete run: over
+    kept = _run(store, timedelta(hours=5, minutes=59), "complete")
+    assert _findings(store) == [("ok", "runs", f"the last complete run is {kept} (5 hours ago)")]
+
+
+def test_the_runs_that_ended_since_the_last_complete_one_are_counted_and_the_newest_s_reason_told(tmp_path):
+    store = RawStore(tmp_path)
+    kept = _run(store, timedelta(days=2, hours=1), "complete")
+    first = _run(store, timedelta(days=1), "failed", "first reason")
+    _run(store, timedelta(hours=12), "rejected", "a check failed")
+    _run(store, timedelta(minutes=1, seconds=5), "incomplete")  # has a finding of its own (raw)
+    newest = _run(store, timedelta(seconds=30), "aborted", "Aborted: stopped by SIGTERM\n  during the load")
+    [(level, area, message)] = _findings(store)
+    assert (level, area) == ("warn", "runs")
+    assert message == (f"3 runs did not complete, from {first}; the last complete run is {kept} (2 days ago); "
+                       f"the newest, {newest}, aborted: Aborted: stopped by SIGTERM during the load")
+
+
+def test_one_failed_run_and_none_complete(tmp_path):
+    store = RawStore(tmp_path)
+    assert _findings(store) == []  # no run at all: nothing to say
+    _run(store, timedelta(minutes=2), "incomplete")
+    assert _findings(store) == []
+    failed = _run(store, timedelta(minutes=1), "failed", "x" * (REASON_CHARS + 50))
+    [(level, _, message)] = _findings(store)
+    assert level == "warn"
+    assert message == f"run {failed} failed; no run has completed yet: {'x' * (REASON_CHARS - 1)}…"
+
+
+def test_an_age_is_told_in_its_largest_whole_unit():
+    assert [_age(timedelta(seconds=s)) for s in (-5, 59, 60, 3599, 7200, 86_399, 86_400, 10 * 86_400 + 5)] == [
+        "0 minutes", "0 minutes", "1 minute", "59 minutes", "2 hours", "23 hours", "1 day", "10 days"]
