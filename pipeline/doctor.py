@@ -119,31 +119,46 @@ ENDED = ("failed", "aborted", "rejected")  # the statuses of a run that ended wi
 
 
 def _last_runs(runs, now: datetime) -> list[Finding]:
-    """How the newest runs ended: the runs that failed, were aborted or rejected since the last
-    complete one (a job whose syncs keep failing exits non-zero each time; this says since when
-    and why), else how long ago the last complete run started. Runs that never finished and
-    damaged ones have findings of their own."""
+    """How the newest runs of each job ended, a job being the syncs of one query, or the rules
+    ingests (one warehouse may be synced for several queries, each by a cron line of its own):
+    the runs that failed, were aborted or rejected since the job's last complete one (a job whose
+    syncs keep failing exits non-zero each time; this says since when and why), else how long ago
+    its last complete run started. Runs that never finished and damaged ones have findings of their
+    own."""
+    jobs: dict[str, list] = {}
+    for run in runs:
+        if run.damaged is None:
+            jobs.setdefault(_job(run), []).append(run)
+    return [_job_finding(job, runs_of, now) for job, runs_of in sorted(jobs.items())
+            if any(run.complete or run.status in ENDED for run in runs_of)]
+
+
+def _job(run) -> str:
+    if run.meta.get("mode") == "ingest":
+        return "rules ingest"
+    return f"sync {run.meta.get('query')}"
+
+
+def _job_finding(job: str, runs, now: datetime) -> Finding:
     from .prune import run_time
 
     last_complete = next((run for run in reversed(runs) if run.complete), None)
     since = [run for run in runs if run.status in ENDED
              and (last_complete is None or run.run_id > last_complete.run_id)]
     if last_complete is None:
-        after = "no run has completed yet"
+        after = "no complete run yet"
     else:
-        after = f"the last complete run is {last_complete.run_id} ({_age(now - run_time(last_complete))} ago)"
+        after = f"last complete run {last_complete.run_id}, {_age(now - run_time(last_complete))} ago"
     if not since:
-        return [] if last_complete is None else [Finding("ok", "runs", after)]
+        return Finding("ok", "runs", f"{job}: {after}")
     newest = since[-1]
     reason = " ".join(str(newest.failure.get("reason") or "no reason written").split())
     if len(reason) > REASON_CHARS:
         reason = reason[:REASON_CHARS - 1] + "…"
     if len(since) == 1:
-        told = f"run {newest.run_id} {newest.status}; {after}: {reason}"
-    else:
-        told = (f"{len(since)} runs did not complete, from {since[0].run_id}; {after}; "
-                f"the newest, {newest.run_id}, {newest.status}: {reason}")
-    return [Finding("warn", "runs", told)]
+        return Finding("warn", "runs", f"{job}: run {newest.run_id} {newest.status}; {after}: {reason}")
+    return Finding("warn", "runs", f"{job}: {len(since)} runs did not complete, from {since[0].run_id}; {after}; "
+                                   f"the newest, {newest.run_id}, {newest.status}: {reason}")
 
 
 REASON_CHARS = 200  # of a run's reason to end, in a finding

@@ -15,8 +15,10 @@ from pipeline.rawstore import RawStore, mark_rejected, new_run_id
 NOW = datetime(2026, 12, 5, 12, 0, tzinfo=timezone.utc)
 
 
-def _run(store: RawStore, ago: timedelta, outcome: str, reason: str = "TryAgainLater: gave up after 5 attempts"):
-    writer = store.new_run({"query": "q", "sources": ["api"]}, run_id=new_run_id(NOW - ago))
+def _run(store: RawStore, ago: timedelta, outcome: str, reason: str = "TryAgainLater: gave up after 5 attempts",
+         query: str | None = "q"):
+    meta = {"query": query, "sources": ["api"]} if query is not None else {"mode": "ingest", "sources": ["rules"]}
+    writer = store.new_run(meta, run_id=new_run_id(NOW - ago))
     if outcome in ("complete", "rejected"):
         writer.finish({})
     if outcome == "rejected":
@@ -35,7 +37,7 @@ def test_a_store_whose_newest_run_completed_says_how_long_ago_it_started(tmp_pat
     store = RawStore(tmp_path)
     _run(store, timedelta(days=3), "failed")  # before the last complete run: over
     kept = _run(store, timedelta(hours=5, minutes=59), "complete")
-    assert _findings(store) == [("ok", "runs", f"the last complete run is {kept} (5 hours ago)")]
+    assert _findings(store) == [("ok", "runs", f"sync q: last complete run {kept}, 5 hours ago")]
 
 
 def test_the_runs_that_ended_since_the_last_complete_one_are_counted_and_the_newest_s_reason_told(tmp_path):
@@ -47,7 +49,7 @@ def test_the_runs_that_ended_since_the_last_complete_one_are_counted_and_the_new
     newest = _run(store, timedelta(seconds=30), "aborted", "Aborted: stopped by SIGTERM\n  during the load")
     [(level, area, message)] = _findings(store)
     assert (level, area) == ("warn", "runs")
-    assert message == (f"3 runs did not complete, from {first}; the last complete run is {kept} (2 days ago); "
+    assert message == (f"sync q: 3 runs did not complete, from {first}; last complete run {kept}, 2 days ago; "
                        f"the newest, {newest}, aborted: Aborted: stopped by SIGTERM during the load")
 
 
@@ -59,7 +61,21 @@ def test_one_failed_run_and_none_complete(tmp_path):
     failed = _run(store, timedelta(minutes=1), "failed", "x" * (REASON_CHARS + 50))
     [(level, _, message)] = _findings(store)
     assert level == "warn"
-    assert message == f"run {failed} failed; no run has completed yet: {'x' * (REASON_CHARS - 1)}…"
+    assert message == f"sync q: run {failed} failed; no complete run yet: {'x' * (REASON_CHARS - 1)}…"
+
+
+def test_each_query_and_the_rules_ingests_are_told_apart(tmp_path):
+    """A failing query is not hidden by another query's newer complete runs, nor by an ingest's."""
+    store = RawStore(tmp_path)
+    case = _run(store, timedelta(days=1), "complete", query='type:"Case"')
+    failed = _run(store, timedelta(hours=2), "failed", "TryAgainLater: 503", query='type:"Case"')
+    everything = _run(store, timedelta(hours=1), "complete", query="*")
+    ingest = _run(store, timedelta(minutes=30), "complete", query=None)
+    assert _findings(store) == [
+        ("ok", "runs", f"rules ingest: last complete run {ingest}, 30 minutes ago"),
+        ("ok", "runs", f"sync *: last complete run {everything}, 1 hour ago"),
+        ("warn", "runs", f'sync type:"Case": run {failed} failed; last complete run {case}, 1 day ago: '
+                         "TryAgainLater: 503")]
 
 
 def test_an_age_is_told_in_its_largest_whole_unit():

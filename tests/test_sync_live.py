@@ -85,23 +85,37 @@ def test_a_rejected_query_quotes_details_and_warnings(server, cli, data_dir):
     assert (run / "_FAILED").exists() and not (run / "_SUCCESS").exists()
 
 
-def test_doctor_warns_of_the_syncs_that_failed_since_the_last_complete_one_until_one_completes(server, cli, data_dir):
-    assert cli("sync", "--offline").returncode == 0
-    for _ in range(2):
-        assert cli("sync", "--api-url", server.url, "--query", "badop:x").returncode == 2
-    doctor = cli("doctor", "--format", "json")
-    assert doctor.returncode == 0, doctor.stderr  # a warning: the install is sound, its syncs are failing
-    runs = sorted(p.name for p in (data_dir / "raw").iterdir() if p.is_dir())
-    [finding] = [f for f in json.loads(doctor.stdout) if f["area"] == "runs"]
-    assert finding["level"] == "warn"
-    assert re.fullmatch(rf"2 runs did not complete, from {runs[1]}; the last complete run is {runs[0]} "
-                        rf"\(\d+ minutes? ago\); the newest, {runs[2]}, failed: .*All of your terms were ignored\..*",
-                        finding["finding"])
+def test_doctor_warns_of_a_query_whose_syncs_fail_while_another_s_complete(server, cli, data_dir):
+    """Two cron lines on one warehouse: the Case query, whose syncs start failing (Scryfall
+    answers its searches with 500), and a set's, whose syncs go on completing."""
+    def runs() -> list[str]:
+        return sorted(p.name for p in (data_dir / "raw").iterdir() if p.is_dir())
+
+    def finding_of(job: str) -> dict:
+        doctor = cli("doctor", "--format", "json")
+        assert doctor.returncode == 0, doctor.stderr  # warnings: the install is sound, one job's syncs fail
+        [found] = [f for f in json.loads(doctor.stdout) if f["area"] == "runs" and f["finding"].startswith(job)]
+        return found
+
+    fast = {"CASEFILE_MAX_ATTEMPTS": "1"}
     assert cli("sync", "--api-url", server.url, "--sources", "api").returncode == 0
-    newest = max(p.name for p in (data_dir / "raw").iterdir() if p.is_dir())
-    [finding] = [f for f in json.loads(cli("doctor", "--format", "json").stdout) if f["area"] == "runs"]
-    assert (finding["level"], finding["area"]) == ("ok", "runs")
-    assert re.fullmatch(rf"the last complete run is {newest} \(\d+ minutes? ago\)", finding["finding"])
+    case_ok = runs()[-1]
+    server.add_fault("/cards/search", "500", times=2)
+    for _ in range(2):
+        assert cli("sync", "--api-url", server.url, "--sources", "api", **fast).returncode == 75
+    failed = runs()[-2:]
+    assert cli("sync", "--api-url", server.url, "--sources", "api", "--query", "set:mkm").returncode == 0
+    set_ok = runs()[-1]
+    case = finding_of('sync type:"Case": ')
+    assert case["level"] == "warn"
+    assert re.fullmatch(rf'sync type:"Case": 2 runs did not complete, from {failed[0]}; last complete run '
+                        rf"{case_ok}, \d+ minutes? ago; the newest, {failed[1]}, failed: TryAgainLater: .*500.*",
+                        case["finding"])
+    mkm = finding_of("sync set:mkm: ")
+    assert mkm["level"] == "ok"
+    assert re.fullmatch(rf"sync set:mkm: last complete run {set_ok}, \d+ minutes? ago", mkm["finding"])
+    assert cli("sync", "--api-url", server.url, "--sources", "api").returncode == 0
+    assert finding_of('sync type:"Case": ')["level"] == "ok"
 
 
 def test_live_then_rebuild_gives_the_same_content(server, cli, data_dir):
