@@ -116,6 +116,7 @@ def _raw_store(settings: Settings, running: bool, loaded: set[str] | None = None
 
 
 ENDED = ("failed", "aborted", "rejected")  # the statuses of a run that ended without being kept
+REASON_CHARS = 200  # of the reason the newest of them ended, in a finding
 
 
 def _last_runs(runs, now: datetime) -> list[Finding]:
@@ -159,9 +160,6 @@ def _job_finding(job: str, runs, now: datetime) -> Finding:
         return Finding("warn", "runs", f"{job}: run {newest.run_id} {newest.status}; {after}: {reason}")
     return Finding("warn", "runs", f"{job}: {len(since)} runs did not complete, from {since[0].run_id}; {after}; "
                                    f"the newest, {newest.run_id}, {newest.status}: {reason}")
-
-
-REASON_CHARS = 200  # of a run's reason to end, in a finding
 
 
 def _age(delta: timedelta) -> str:
