@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from pipeline.doctor import REASON_CHARS, _age, _last_runs
-from pipeline.rawstore import RawStore, mark_rejected, new_run_id
+from pipeline.rawstore import RawStore, mark_rejected, new_run_id, read_run
 
 NOW = datetime(2026, 12, 5, 12, 0, tzinfo=timezone.utc)
 
@@ -22,8 +22,7 @@ def _run(store: RawStore, ago: timedelta, outcome: str, reason: str = "TryAgainL
     if outcome in ("complete", "rejected"):
         writer.finish({})
     if outcome == "rejected":
-        [run] = [r for r in store.runs() if r.run_id == writer.run_id]
-        mark_rejected(run, reason)
+        mark_rejected(read_run(writer.path), reason)
     elif outcome in ("failed", "aborted"):
         writer.fail(reason, status=outcome)
     return writer.run_id
