@@ -18,10 +18,9 @@ and the copy is made again for the next run.
 Each run falls in one class:
 
 - ``stopped``: the exit the README documents for the signal, 130 for INT, 75 for TERM;
-- ``before casefile``: the signal came before casefile's code could take it: for INT, Python's
-  own start-up (killed by the signal, or exit 1 from its site packages, with no line of
-  casefile's); for TERM, the command still importing its modules (killed by the signal, no run
-  folder made);
+- ``before casefile``: the signal came before casefile's code could take it, in Python's own
+  start-up: killed by the signal (or, for INT, exit 1 from its site packages), with no line of
+  casefile's and no run folder made;
 - ``completed``: exit 0, the command ended before the signal;
 - ``other``: anything else, printed with the tail of its stderr. There should be none.
 
@@ -59,9 +58,7 @@ def classify(name: str, code: int, stderr: str, new_runs: list[str]) -> str:
     if code == 0:
         return "completed"
     signum = getattr(signal, f"SIG{name}")
-    if name == "INT" and code in (1, -signum) and "casefile:" not in stderr and not new_runs:
-        return "before casefile"
-    if name == "TERM" and code == -signum and not new_runs:
+    if (code == -signum or (name == "INT" and code == 1)) and "casefile:" not in stderr and not new_runs:
         return "before casefile"
     return "other"
 

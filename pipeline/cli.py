@@ -810,24 +810,29 @@ def status(ctx: Context, fmt: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the group and turns errors into exit codes (the `casefile` script runs it through
-    ``entry.run``). Ctrl-C ends any command with exit 130: inside a DuckDB query, which then fails
-    with an error of its own, or during an import, where ``stop.on_ctrl_c`` only notes it and the
-    command stops at its next check, here at the latest."""
+    ``entry.run``). Ctrl-C ends any command with exit 130, SIGTERM with 75: inside a DuckDB query,
+    which then fails with an error of its own, or during an import, where the handlers
+    (``stop.on_ctrl_c``, ``stop.on_sigterm``) only note it and the command stops at its next
+    check, here at the latest."""
     _ARGV[:] = sys.argv[1:] if argv is None else argv
     on_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, stop.on_ctrl_c) if on_main_thread else None
-    if previous is not stop.on_ctrl_c:  # else entry.run took Ctrl-C first: one during the start-up stands
-        stop.clear()
+    previous = ((signal.signal(signal.SIGINT, stop.on_ctrl_c), signal.signal(signal.SIGTERM, stop.on_sigterm))
+                if on_main_thread else None)
+    if previous is None or previous[0] is not stop.on_ctrl_c:  # else entry.run took the signals first:
+        stop.clear()                                              # a stop noted during the start-up stands
     try:
-        if stop.interrupted():
-            return exit_interrupted()
+        if stop.requested():
+            return exit_interrupted() if stop.interrupted() else exit_stopped()
         code = _run(argv)
         if stop.interrupted() and code != EXIT_INTERRUPTED:  # noted during an import, not raised since
             return exit_interrupted()
+        if stop.requested() and not stop.interrupted() and code != Aborted.exit_code:  # the same, SIGTERM
+            return exit_stopped()
         return code
     finally:
-        if on_main_thread:
-            signal.signal(signal.SIGINT, previous)
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous[0])
+            signal.signal(signal.SIGTERM, previous[1])
         stop.clear()
 
 
@@ -836,6 +841,12 @@ def exit_interrupted(said: str | None = None) -> int:
     _say_error(EXIT_INTERRUPTED, "Interrupted", said or "interrupted",
                f"casefile: interrupted: {said}" if said else "casefile: interrupted")
     return EXIT_INTERRUPTED
+
+
+def exit_stopped() -> int:
+    """Say that SIGTERM stopped the command outside a block that says more; 75."""
+    _say_error(Aborted.exit_code, "Aborted", stop.STOPPED_MESSAGE, f"casefile: error: {stop.STOPPED_MESSAGE}")
+    return Aborted.exit_code
 
 
 def _run(argv: list[str] | None) -> int:
@@ -857,6 +868,8 @@ def _run(argv: list[str] | None) -> int:
     except CasefileError as exc:
         if stop.by_ctrl_c(exc):  # Ctrl-C, with what a stop had to say
             return exit_interrupted(str(exc) if isinstance(exc, Aborted) else None)  # (a run loaded all the same)
+        if stop.requested() and not isinstance(exc, Aborted):  # what a command made of an interrupted query
+            return exit_stopped()
         _report(exc)
         return exc.exit_code
     except (KeyboardInterrupt, _CtrlC):
@@ -864,6 +877,8 @@ def _run(argv: list[str] | None) -> int:
     except Exception as exc:
         if stop.by_ctrl_c(exc):  # DuckDB's "Query interrupted", or what code made of it
             return exit_interrupted()
+        if stop.requested():  # the same after SIGTERM
+            return exit_stopped()
         damaged = _damaged_warehouse(exc)
         if damaged is not None:  # found by a query after the file opened (the writer's, or prune's)
             _report(damaged)

@@ -9,6 +9,10 @@ flag, and the steps that make a run permanent look at it first (``check``): a st
 the commit never lets the commit happen, whether or not its exception got through. The waits
 between requests look at it too (``sleep``), so a fetch does not go on for minutes first.
 
+Outside such a block, from the command's start (``entry.run``, ``cli.main``), SIGTERM raises
+``Aborted(STOPPED_MESSAGE)`` as Ctrl-C raises ``KeyboardInterrupt``: a read-only command, or a
+writer before its block, stops with exit 75 instead of dying with the signal.
+
 A signal that lands while a module is being imported only sets the flag: an exception raised
 inside an import can leave a C extension half made (DuckDB's aborts the process, or fails the
 import), and some start-up code drops it without a word. The stop then comes at the next check:
@@ -25,6 +29,8 @@ from contextlib import contextmanager
 from .errors import Aborted, CasefileError, Interrupted
 
 ABORTED_MESSAGE = "stopped by SIGTERM; the run is recorded as aborted and nothing was loaded"
+STOPPED_MESSAGE = "stopped by SIGTERM"  # outside a block: a read, or the steps between the start and a block
+NOT_STARTED_MESSAGE = "stopped by SIGTERM before its work began; nothing was changed"
 
 _REQUESTED = threading.Event()    # a stop was asked, by either signal
 _INTERRUPTED = threading.Event()  # ... by Ctrl-C
@@ -93,6 +99,14 @@ def on_ctrl_c(signum, frame) -> None:
         raise KeyboardInterrupt
 
 
+def on_sigterm(signum, frame) -> None:
+    """The SIGTERM handler outside a ``signals_stop`` block: ``Aborted`` with the flag set; during
+    an import, the flag alone."""
+    request()
+    if not importing(frame):
+        raise Aborted(STOPPED_MESSAGE)
+
+
 def pause(seconds: float) -> None:
     """Wait ``seconds``, or less: a stop asked before or during the wait ends it."""
     _REQUESTED.wait(seconds)
@@ -125,7 +139,7 @@ def signals_stop(message: str = ABORTED_MESSAGE) -> Iterator[None]:
     previous = signal.signal(signal.SIGTERM, on_sigterm), signal.signal(signal.SIGINT, on_ctrl_c)
     try:
         if requested():  # asked before the block, during an import: the block does not start
-            raise stopped(message)
+            raise stopped(NOT_STARTED_MESSAGE)
         yield
     except Exception as exc:
         if requested() and not isinstance(exc, CasefileError):

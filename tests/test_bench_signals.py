@@ -19,6 +19,7 @@ def test_each_end_of_a_run_falls_in_its_class():
     assert signals.classify("INT", -signal.SIGINT, "\ncasefile: aborted\n", []) == "other"
     assert signals.classify("INT", -signal.SIGABRT, "Critical nanobind error", []) == "other"
     assert signals.classify("TERM", -signal.SIGTERM, "", ["incomplete"]) == "other"
+    assert signals.classify("TERM", -signal.SIGTERM, "casefile: error: stopped by SIGTERM\n", []) == "other"
     assert signals.classify("INT", 75, "casefile: error: stopped by a signal", ["complete"]) == "other"
 
 

@@ -1037,6 +1037,31 @@ def test_ctrl_c_at_any_moment_of_a_command_s_start_exits_130_and_changes_nothing
     assert sum(code == 130 for code, _ in outcomes) >= 9, outcomes  # not all of them in Python's start-up
 
 
+def test_sigterm_at_any_moment_of_a_command_s_start_exits_75_and_changes_nothing(data_dir):
+    """SIGTERM, as a scheduler stops a job, at spread moments of a sync's first second: the
+    imports, the fetch, the load. Each exits 75 and leaves the warehouse as it was, with no run
+    folder left incomplete; only a signal that comes in Python's own start-up, before casefile's
+    code runs, ends the process by the signal (no line of casefile's, no run folder)."""
+    started = time.monotonic()
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    whole = time.monotonic() - started  # in this process; a new one also starts Python and imports
+    before, runs_before = state(data_dir), set(_statuses(data_dir))
+    outcomes = []
+    for i in range(12):
+        proc = start(data_dir, "-q", "sync", "--offline")
+        time.sleep(0.06 + i * max(whole, 0.5) / 20)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        made = [status for run_id, status in _statuses(data_dir).items() if run_id not in runs_before]
+        runs_before |= set(_statuses(data_dir))
+        outcomes.append((proc.returncode, made, err[-300:]))
+        assert (proc.returncode == 75 and "SIGTERM" in err) or \
+            (proc.returncode == -signal.SIGTERM and "casefile:" not in err and not made), outcomes
+        assert "incomplete" not in made and "internal error" not in err and "Traceback" not in err, outcomes
+        assert state(data_dir) == before, outcomes
+    assert sum(code == 75 for code, _, _ in outcomes) >= 9, outcomes  # not all of them in Python's start-up
+
+
 def test_ctrl_c_during_a_query_of_any_command_exits_130(sample_warehouse, capsys):
     """`casefile sql` with a query Ctrl-C stops: exit 130 and one line, not an internal error."""
     import os
@@ -1050,6 +1075,22 @@ def test_ctrl_c_during_a_query_of_any_command_exits_130(sample_warehouse, capsys
     err = capsys.readouterr().err
     assert code == 130, err
     assert "interrupted" in err and "internal error" not in err and "Traceback" not in err
+
+
+def test_sigterm_during_a_query_of_any_command_exits_75(sample_warehouse, capsys):
+    """`casefile sql` with a query SIGTERM stops: exit 75 and one line, not an internal error."""
+    import os
+    import threading
+
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM))
+    timer.start()
+    code = main(["--data-dir", str(sample_warehouse), "sql",
+                 "SELECT count(*) FROM range(3000000000) AS t(i) WHERE i % 7 = 3"])
+    timer.join()
+    err = capsys.readouterr().err
+    assert code == 75, err
+    assert err.strip() == "casefile: error: stopped by SIGTERM"
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # main put back what it found
 
 
 def test_doctor_exits_75_while_a_writer_holds_the_warehouse(data_dir, capsys):
