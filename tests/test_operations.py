@@ -1016,81 +1016,53 @@ def test_a_stop_asked_before_a_signals_stop_block_ends_it_before_it_starts():
     assert ran == [] and not stop.requested()
 
 
-def test_ctrl_c_at_any_moment_of_a_command_s_start_exits_130_and_changes_nothing(data_dir):
-    """SIGINT at spread moments of a sync's first second: imports (DuckDB's extension among them),
-    the fetch, the load. Each exits 130 and leaves the warehouse as it was; only a signal that
-    comes before casefile's code runs (Python's own start-up) ends the process Python's way."""
-    started = time.monotonic()
-    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
-    whole = time.monotonic() - started  # in this process; a new one also starts Python and imports
-    before = state(data_dir)
-    outcomes = []
-    for i in range(12):
-        proc = start(data_dir, "-q", "sync", "--offline")
-        time.sleep(0.06 + i * max(whole, 0.5) / 20)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-        outcomes.append((proc.returncode, err[-300:]))
-        assert proc.returncode == 130 or (proc.returncode in (1, -signal.SIGINT) and "casefile:" not in err), outcomes
-        assert "Critical" not in err and "internal error" not in err, outcomes
-        assert state(data_dir) == before, outcomes
-    assert sum(code == 130 for code, _ in outcomes) >= 9, outcomes  # not all of them in Python's start-up
-
-
-def test_sigterm_at_any_moment_of_a_command_s_start_exits_75_and_changes_nothing(data_dir):
-    """SIGTERM, as a scheduler stops a job, at spread moments of a sync's first second: the
-    imports, the fetch, the load. Each exits 75 and leaves the warehouse as it was, with no run
-    folder left incomplete; only a signal that comes in Python's own start-up, before casefile's
-    code runs, ends the process by the signal (no line of casefile's, no run folder)."""
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 75)])
+def test_a_signal_at_any_moment_of_a_command_s_start_stops_it_and_changes_nothing(data_dir, signum, code):
+    """Ctrl-C, or SIGTERM as a scheduler stops a job, at spread moments of a sync's first second:
+    the imports (DuckDB's extension among them), the fetch, the load. Each exits 130 (Ctrl-C) or 75
+    (SIGTERM), leaves the warehouse as it was and no run folder incomplete; only a signal that
+    comes in Python's own start-up, before casefile's code runs, ends the process Python's way
+    (killed by the signal, or exit 1 from its site packages after Ctrl-C), with no line of
+    casefile's and no run folder."""
     started = time.monotonic()
     assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
     whole = time.monotonic() - started  # in this process; a new one also starts Python and imports
     before, runs_before = state(data_dir), set(_statuses(data_dir))
+    pythons_way = {-signum, 1} if signum == signal.SIGINT else {-signum}
     outcomes = []
     for i in range(12):
         proc = start(data_dir, "-q", "sync", "--offline")
         time.sleep(0.06 + i * max(whole, 0.5) / 20)
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signum)
         out, err = proc.communicate(timeout=60)
         made = [status for run_id, status in _statuses(data_dir).items() if run_id not in runs_before]
         runs_before |= set(_statuses(data_dir))
         outcomes.append((proc.returncode, made, err[-300:]))
-        assert (proc.returncode == 75 and "SIGTERM" in err) or \
-            (proc.returncode == -signal.SIGTERM and "casefile:" not in err and not made), outcomes
-        assert "incomplete" not in made and "internal error" not in err and "Traceback" not in err, outcomes
+        assert proc.returncode == code or \
+            (proc.returncode in pythons_way and "casefile:" not in err and not made), outcomes
+        assert "Critical" not in err and "internal error" not in err and "incomplete" not in made, outcomes
         assert state(data_dir) == before, outcomes
-    assert sum(code == 75 for code, _, _ in outcomes) >= 9, outcomes  # not all of them in Python's start-up
+    assert sum(c == code for c, _, _ in outcomes) >= 9, outcomes  # not all of them in Python's start-up
 
 
-def test_ctrl_c_during_a_query_of_any_command_exits_130(sample_warehouse, capsys):
-    """`casefile sql` with a query Ctrl-C stops: exit 130 and one line, not an internal error."""
+@pytest.mark.parametrize("signum, code, said", [(signal.SIGINT, 130, "casefile: interrupted"),
+                                                (signal.SIGTERM, 75, "casefile: error: stopped by SIGTERM")])
+def test_a_signal_during_a_query_of_any_command_stops_it(sample_warehouse, capsys, signum, code, said):
+    """`casefile sql` with a query Ctrl-C or SIGTERM stops: exit 130 or 75 and one line, not an
+    internal error; the command puts back the handlers it found."""
     import os
     import threading
 
-    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    handler = signal.getsignal(signum)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signum))
     timer.start()
-    code = main(["--data-dir", str(sample_warehouse), "sql",
-                 "SELECT count(*) FROM range(3000000000) AS t(i) WHERE i % 7 = 3"])
+    exit_code = main(["--data-dir", str(sample_warehouse), "sql",
+                      "SELECT count(*) FROM range(3000000000) AS t(i) WHERE i % 7 = 3"])
     timer.join()
     err = capsys.readouterr().err
-    assert code == 130, err
-    assert "interrupted" in err and "internal error" not in err and "Traceback" not in err
-
-
-def test_sigterm_during_a_query_of_any_command_exits_75(sample_warehouse, capsys):
-    """`casefile sql` with a query SIGTERM stops: exit 75 and one line, not an internal error."""
-    import os
-    import threading
-
-    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM))
-    timer.start()
-    code = main(["--data-dir", str(sample_warehouse), "sql",
-                 "SELECT count(*) FROM range(3000000000) AS t(i) WHERE i % 7 = 3"])
-    timer.join()
-    err = capsys.readouterr().err
-    assert code == 75, err
-    assert err.strip() == "casefile: error: stopped by SIGTERM"
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # main put back what it found
+    assert exit_code == code, err
+    assert err.strip() == said
+    assert signal.getsignal(signum) is handler
 
 
 def test_doctor_exits_75_while_a_writer_holds_the_warehouse(data_dir, capsys):
