@@ -131,12 +131,12 @@ def signals_stop(message: str = ABORTED_MESSAGE) -> Iterator[None]:
         yield
         return
 
-    def on_sigterm(signum, frame):
+    def on_sigterm_in_block(signum, frame):  # on_sigterm, with the block's message
         request()
         if not importing(frame):
             raise Aborted(message)
 
-    previous = signal.signal(signal.SIGTERM, on_sigterm), signal.signal(signal.SIGINT, on_ctrl_c)
+    previous = signal.signal(signal.SIGTERM, on_sigterm_in_block), signal.signal(signal.SIGINT, on_ctrl_c)
     try:
         if requested():  # asked before the block, during an import: the block does not start
             raise stopped(NOT_STARTED_MESSAGE)
