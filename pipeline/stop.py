@@ -99,12 +99,16 @@ def on_ctrl_c(signum, frame) -> None:
         raise KeyboardInterrupt
 
 
-def on_sigterm(signum, frame) -> None:
-    """The SIGTERM handler outside a ``signals_stop`` block: ``Aborted`` with the flag set; during
-    an import, the flag alone."""
-    request()
-    if not importing(frame):
-        raise Aborted(STOPPED_MESSAGE)
+def sigterm_handler(message: str):
+    """A SIGTERM handler: ``Aborted(message)`` with the flag set; during an import, the flag alone."""
+    def on_sigterm(signum, frame) -> None:
+        request()
+        if not importing(frame):
+            raise Aborted(message)
+    return on_sigterm
+
+
+on_sigterm = sigterm_handler(STOPPED_MESSAGE)  # outside a ``signals_stop`` block
 
 
 def pause(seconds: float) -> None:
@@ -131,12 +135,7 @@ def signals_stop(message: str = ABORTED_MESSAGE) -> Iterator[None]:
         yield
         return
 
-    def on_sigterm_in_block(signum, frame):  # on_sigterm, with the block's message
-        request()
-        if not importing(frame):
-            raise Aborted(message)
-
-    previous = signal.signal(signal.SIGTERM, on_sigterm_in_block), signal.signal(signal.SIGINT, on_ctrl_c)
+    previous = signal.signal(signal.SIGTERM, sigterm_handler(message)), signal.signal(signal.SIGINT, on_ctrl_c)
     try:
         if requested():  # asked before the block, during an import: the block does not start
             raise stopped(NOT_STARTED_MESSAGE)
