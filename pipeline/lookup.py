@@ -13,7 +13,7 @@ import duckdb
 
 from .errors import UsageError
 from .formats import render
-from .normalize.text import _DASHES, _INVISIBLE, _QUOTES, search_fold
+from .normalize.text import FOLD_PARAMS, search_fold
 from .reader import query
 from .resources import read_sql
 
@@ -23,14 +23,6 @@ from .resources import read_sql
 # {2/W}, {10}: normalize/text.py's symbols) is one word, braces included, as match keys keep it:
 # "{T}" looks for the symbol, not for every "t".
 _WORD = re.compile(r"\{[^{}\s]{1,12}\}|[^\W_]+(?:'[^\W_]+)*")
-
-
-# The quotes and dashes match keys fold (normalize/text.py), as the two strings of SQL's translate():
-# the lookups that fold in SQL take them as $fold_from and $fold_to. The invisible characters
-# match keys drop (a soft hyphen or a zero-width space a web page put inside a word) come last in
-# $fold_from, with nothing for them in $fold_to: translate() deletes them.
-_FOLDS = {**_QUOTES, **_DASHES}
-FOLD_PARAMS = {"fold_from": "".join(_FOLDS) + "".join(_INVISIBLE), "fold_to": "".join(_FOLDS.values())}
 
 
 # The names a lookup matching several cards lists: "Case" in a warehouse of every card matches hundreds.
@@ -144,11 +136,22 @@ def _cards_of_rulings(con, ids: list[str]) -> dict[str, str]:
     return dict(rows)
 
 
+def _search_rows(con, params: dict) -> tuple[list[str], list[tuple]]:
+    """search_rulings.sql on the translation keys every load keeps (ruling_translation_key), or,
+    on a warehouse made before that table, on the same keys folded by the query itself."""
+    sql = read_sql("read/search_rulings.sql")
+    try:
+        return query(con, sql.replace("{translation_keys}", "ruling_translation_key"), params)
+    except UsageError:
+        if con.execute(read_sql("read/has_table.sql"), {"name": "ruling_translation_key"}).fetchone()[0]:
+            raise
+    folded = read_sql("read/translation_keys_folded.sql").strip()
+    return query(con, sql.replace("{translation_keys}", folded), {**params, **FOLD_PARAMS})
+
+
 def search(con, text: str, limit: int = 20) -> tuple[list[str], list[tuple]]:
     words, phrase = search_words(text)
-    columns, rows = query(con, read_sql("read/search_rulings.sql"),
-                          {"words": words, "first": scan_needle(words), "phrase": phrase, "limit": limit,
-                           **FOLD_PARAMS})
+    columns, rows = _search_rows(con, {"words": words, "first": scan_needle(words), "phrase": phrase, "limit": limit})
     ids = [row[-1] for row in rows]
     cards = _cards_of_rulings(con, ids) if ids else {}
     return ([*columns[:-1], "cards", columns[-1]],

@@ -8,9 +8,13 @@ import duckdb
 import pytest
 
 from pipeline.cli import main
+from pipeline.load.warehouse import open_writer
+from pipeline.lookup import search
+from pipeline.normalize.text import FOLD_PARAMS
+from pipeline.resources import read_sql
 
 from conftest import ROOT
-from support.warehouse_state import query as rows
+from support.warehouse_state import query as rows, warehouse_of
 
 VISAGE = "Case of the Shifting Visage"
 WIKI_OWN = [
@@ -424,3 +428,73 @@ def test_a_cards_printings_go_by_collector_number_in_a_set(warehouse_copy, capsy
     assert main(["--data-dir", str(data), "card", "Case of the Burning Masks"]) == 0
     assert "Printings: MKM 9, MKM 10a, MKM 113 (languages: de, en, es, fr, it, ja, pt, zhs)" in \
         capsys.readouterr().out.splitlines()
+
+
+def _translation_keys(data_dir) -> dict[str, str]:
+    return dict(rows(data_dir, "SELECT ruling_id, key FROM ruling_translation_key"))
+
+
+def _translations_folded(data_dir) -> dict[str, str]:
+    """The translation keys folded from ruling_translation as it is now, as a search of a
+    warehouse made before ruling_translation_key folds them."""
+    return dict(rows(data_dir, "SELECT ruling_id, key FROM " + read_sql("read/translation_keys_folded.sql"),
+                     FOLD_PARAMS))
+
+
+def _found(data_dir, words) -> list[str]:
+    con = duckdb.connect(str(warehouse_of(data_dir)), read_only=True)
+    try:
+        return [row[-1] for row in search(con, words)[1]]
+    finally:
+        con.close()
+
+
+def test_the_translation_keys_follow_every_change_of_the_translations(data_dir, tmp_path):
+    """ruling_translation_key, which the search scans instead of folding every translation again:
+    after the marker copies (with accents and French quotes), after the same page with one copy
+    re-worded and one gone, and after the sample without any, it holds one key per translated
+    ruling, as the translations fold then, and the search finds each ruling by its French words."""
+    french = _with_french(tmp_path, marker=lambda i: f"Enquête « résolue », repère{i:02d}.")
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(french)]) == 0
+    keys = _translation_keys(data_dir)
+    by_text = dict(rows(data_dir, "SELECT text, ruling_id FROM ruling_translation"))
+    assert len(keys) == 16 and keys == _translations_folded(data_dir)
+    assert keys[by_text["Enquête « résolue », repère03."]] == 'enquete " resolue ", repere03.'
+    assert _found(data_dir, "repere03") == _found(data_dir, "Résolue repère03") == [by_text["Enquête « résolue », repère03."]]
+
+    edited = _with_french(tmp_path, "edited", lambda i: {3: "Enquête revue, repère03.", 5: None}.get(
+        i, f"Enquête « résolue », repère{i:02d}."))
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(edited)]) == 0
+    keys = _translation_keys(data_dir)
+    assert len(keys) == 15 and keys == _translations_folded(data_dir)
+    assert _found(data_dir, "revue repere03") == [by_text["Enquête « résolue », repère03."]]
+    assert _found(data_dir, "repere05") == [] and _found(data_dir, "resolue repere03") == []
+
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    assert _translation_keys(data_dir) == {} and _found(data_dir, "enquete") == []
+
+
+def test_a_warehouse_made_before_the_translation_keys_is_searched_by_folding_then_filled(data_dir, tmp_path):
+    """A warehouse without ruling_translation_key (made by an older casefile: the table dropped
+    here) is searched by folding its translations in the query; its next writer fills the table,
+    and the search gives the same rows."""
+    french = _with_french(tmp_path, marker=lambda i: f"Enquête « résolue », repère{i:02d}.")
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(french)]) == 0
+    keys = _translation_keys(data_dir)
+    con = duckdb.connect(str(warehouse_of(data_dir)))
+    con.execute("DROP TABLE ruling_translation_key")
+    con.close()
+    con = duckdb.connect(str(warehouse_of(data_dir)), read_only=True)
+    try:
+        columns, found = search(con, "resolue repere07")
+    finally:
+        con.close()
+    assert len(found) == 1 and found[0][-1] in keys
+
+    open_writer(warehouse_of(data_dir)).close()  # the next writer, whatever it does
+    assert _translation_keys(data_dir) == keys
+    con = duckdb.connect(str(warehouse_of(data_dir)), read_only=True)
+    try:
+        assert search(con, "resolue repere07") == (columns, found)
+    finally:
+        con.close()

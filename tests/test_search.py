@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.errors import UsageError
-from pipeline.load.warehouse import apply_schema
-from pipeline.lookup import FOLD_PARAMS, scan_needle, search, search_words
+from pipeline.load.warehouse import _derive_translation_keys, apply_schema
+from pipeline.lookup import _search_rows, scan_needle, search, search_words
 from pipeline.resources import read_sql
 
 RULINGS = [  # ruling_id, text, match_key
@@ -27,14 +27,26 @@ TRANSLATIONS = [  # ruling_id, text: French copies (constructed)
 ]
 
 
-@pytest.fixture
-def con(tmp_path):
+@pytest.fixture(params=["keys", "folded"])
+def con(tmp_path, request):
+    """The warehouse as a load leaves it, with its translations folded in ruling_translation_key
+    (``keys``), and as one made before that table (``folded``: the search folds them itself)."""
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     apply_schema(con)
     con.executemany("INSERT INTO ruling VALUES (?, 'wotc', DATE '2024-02-02', ?, ?)", RULINGS)
-    con.executemany("INSERT INTO ruling_translation VALUES (?, 'fr', 'listeblanche', ?, true)", TRANSLATIONS)
+    for ruling_id, text in TRANSLATIONS:
+        add_translation(con, ruling_id, text)
+    if request.param == "folded":
+        con.execute("DROP TABLE ruling_translation_key")
     yield con
     con.close()
+
+
+def add_translation(con, ruling_id, text):
+    """A French copy of the ruling, and its key where the warehouse keeps them, as a load does."""
+    con.execute("INSERT INTO ruling_translation VALUES (?, 'fr', 'listeblanche', ?, true)", [ruling_id, text])
+    if con.execute(read_sql("read/has_table.sql"), {"name": "ruling_translation_key"}).fetchone()[0]:
+        _derive_translation_keys(con, whole=True)
 
 
 def ids(con, words):
@@ -62,8 +74,7 @@ def test_a_ruling_is_found_through_its_translation_once(con):
 def test_a_translation_is_searched_with_its_quotes_folded_as_the_words_are(con):
     # "´" typed for an apostrophe, as search_fold folds it in the words: the translation's copy
     # was folded for ’ ‘ “ ” « » – — only, so "l'ecart" missed "l´écart" (a constructed row)
-    con.execute("INSERT INTO ruling_translation VALUES ('r-english', 'fr', 'listeblanche', "
-                "'Une Affaire garde l´écart, „classée‟.', true)")
+    add_translation(con, "r-english", "Une Affaire garde l´écart, „classée‟.")
     assert ids(con, "l'ecart") == ["r-english"]
     assert ids(con, '"classee"') == ids(con, "classée") == ["r-english"]
 
@@ -71,8 +82,7 @@ def test_a_translation_is_searched_with_its_quotes_folded_as_the_words_are(con):
 def test_a_translation_is_searched_without_the_invisible_characters_of_web_pages(con):
     # a soft hyphen or a zero-width space inside a word of a French copy (constructed rows), as
     # match keys drop them from the English: "copiables" missed "co\u00adpiables"
-    con.execute("INSERT INTO ruling_translation VALUES ('r-english', 'fr', 'listeblanche', "
-                "'Les valeurs co' || chr(173) || 'piables d' || chr(8203) || '’une Affaire.', true)")
+    add_translation(con, "r-english", "Les valeurs co\u00adpiables d\u200b’une Affaire.")
     assert ids(con, "copiables") == ids(con, "valeurs copiables") == ["r-english"]
     assert ids(con, "d'une") == ["r-english"]
 
@@ -134,7 +144,5 @@ def test_the_scan_needle_is_always_a_piece_of_a_searched_word(words):
                                   "enquete solved", "nothing-here", "counts", "a"])
 def test_the_needle_finds_what_the_longest_word_finds(con, text):
     words, phrase = search_words(text)
-    sql = read_sql("read/search_rulings.sql")
-    params = {"words": words, "phrase": phrase, "limit": 20, **FOLD_PARAMS}
-    assert con.execute(sql, {**params, "first": scan_needle(words)}).fetchall() \
-        == con.execute(sql, {**params, "first": words[0]}).fetchall()
+    params = {"words": words, "phrase": phrase, "limit": 20}
+    assert _search_rows(con, {**params, "first": scan_needle(words)}) == _search_rows(con, {**params, "first": words[0]})

@@ -22,6 +22,7 @@ from ..errors import ChecksFailed, ConfigError, LockBusy, QueryMatchesNothing, d
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
 from ..normalize.delta import SCOPED_TABLES
+from ..normalize.text import FOLD_PARAMS
 from ..rules_tables import LINK_TABLES
 from ..sqlexec import insert_rows, run_script
 
@@ -77,6 +78,7 @@ def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = N
         con.execute("SET temp_directory = ?", [str(path.parent / ".tmp")])
     apply_schema(con)
     _fill_ruling_card_names(con)
+    _fill_ruling_translation_keys(con)
     _fill_query_wiki_pages(con)
     return con
 
@@ -134,6 +136,21 @@ def _fill_ruling_card_names(con: duckdb.DuckDBPyConnection) -> None:
         raise
 
 
+def _fill_ruling_translation_keys(con: duckdb.DuckDBPyConnection) -> None:
+    """Fill ruling_translation_key where the warehouse has translations and the table none: a
+    warehouse made before the table, which its schema has just added."""
+    if not con.execute("SELECT NOT EXISTS (SELECT 1 FROM ruling_translation_key) "
+                       "AND EXISTS (SELECT 1 FROM ruling_translation)").fetchone()[0]:
+        return
+    con.execute("BEGIN TRANSACTION")
+    try:
+        _derive_translation_keys(con, whole=True)
+        con.execute("COMMIT")
+    except BaseException:
+        rollback(con)
+        raise
+
+
 def _fill_query_wiki_pages(con: duckdb.DuckDBPyConnection) -> None:
     """Fill query_wiki_page where the warehouse has wiki sightings and the table no row: a
     warehouse made before the table, whose pages are then each the query of the first run that
@@ -152,6 +169,15 @@ def _derive_card_names(con: duckdb.DuckDBPyConnection, whole: bool) -> None:
     else:
         con.execute(read_sql("load/names_touched.sql"))
     run_script(con, read_sql("load/ruling_card_names.sql"), {"whole": whole})
+
+
+def _derive_translation_keys(con: duckdb.DuckDBPyConnection, whole: bool) -> None:
+    """Bring ruling_translation_key up to date with ruling_translation: every translated ruling
+    (``whole``), or those of translations_touched, which the load made before its merges
+    (sql/load/translations_touched.sql)."""
+    if whole:
+        con.execute("CREATE OR REPLACE TEMP TABLE translations_touched (ruling_id VARCHAR)")
+    run_script(con, read_sql("load/ruling_translation_key.sql"), {"whole": whole, **FOLD_PARAMS})
 
 
 def _table_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
@@ -298,6 +324,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         _record_changes(con)
         con.execute(read_sql("load/retire_rulings.sql"), {"run_id": run_row["run_id"]})
         con.execute(read_sql("load/unretire_rulings.sql"))
+        con.execute(read_sql("load/translations_touched.sql"))
         for table in STATE_TABLES:
             counts[table] = _apply_scoped(con, table, columns) if table in scope else _merge(con, table)
         if bulk_query is not None and not con.execute(read_sql("load/query_cards.sql"),
@@ -305,6 +332,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
             raise QueryMatchesNothing(f"the query {bulk_query!r} matches no card of the bulk file; nothing loaded")
         # a load that merged card or card_ruling whole has no rows before it to compare with
         _derive_card_names(con, whole=not {"card", "card_ruling"} <= set(scope))
+        _derive_translation_keys(con, whole=False)
         failpoint("during_load")
         n_changes = con.execute(read_sql("load/insert_change_events.sql"), {"run_id": run_row["run_id"]}).fetchone()[0]
         _stage(con, "raw_document", documents, columns)

@@ -24,6 +24,12 @@ _DASHES = {c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe
 _INVISIBLE = {c: "" for c in ("\u00ad\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
                               "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff")}
 _FOLDED = {**_QUOTES, **_DASHES, **_INVISIBLE}
+# The quotes and dashes match keys fold, as the two strings of SQL's translate(): the SQL that
+# folds text for a lookup (the search's translation keys, a card's name) takes them as $fold_from
+# and $fold_to. The invisible characters come last in $fold_from, with nothing for them in
+# $fold_to: translate() deletes them.
+FOLD_PARAMS = {"fold_from": "".join({**_QUOTES, **_DASHES}) + "".join(_INVISIBLE),
+               "fold_to": "".join({**_QUOTES, **_DASHES}.values())}
 # One pattern for the characters to fold: str.translate looks every character of a non-ASCII
 # text up in the table (8 µs for a ruling), the pattern only the few it finds (match keys are
 # made for every ruling and card line a build links to the rules).

@@ -1,27 +1,33 @@
 -- Rulings matching every word of $words (already folded: lower case, no accents, straight quotes),
--- in English or in a translation (its quotes and dashes folded here as pipeline/normalize/text.py
--- folds them). Ranked: the whole phrase first, then more hits, then shorter texts.
+-- in English or in a translation (folded by every load as the words are: ruling_translation_key).
+-- Ranked: the whole phrase first, then more hits, then shorter texts.
 -- $first, a piece of one of the words (pipeline/lookup.py scan_needle: from its rarest letter on),
 -- narrows the rulings cheaply before every whole word is checked; the cards of the rulings shown
 -- are read after (read/cards_of_rulings.sql).
 -- The scan of ruling filters on match_key alone, so DuckDB reads the other columns only for the
--- rows that pass; rulings found through their translations only are added to them.
+-- rows that pass (by_key); the rulings found through their translations only are read after, by
+-- their ids (by_translation), so that no second scan of every match_key is needed to leave out
+-- those found already.
+-- tr reads the table of translation keys, or, on a warehouse made before it, the same keys folded
+-- by the query (read/translation_keys_folded.sql): pipeline/lookup.py puts either in its FROM.
 WITH tr AS (
-    SELECT ruling_id, strip_accents(translate(lower(string_agg(text, ' ')), $fold_from, $fold_to)) AS tr
-    FROM ruling_translation
-    GROUP BY ruling_id
-), matched AS (
+    SELECT ruling_id, key AS tr FROM {translation_keys}
+), by_key AS MATERIALIZED (
     -- strip_accents only where the key is not plain ASCII (its byte length differs from its length)
     SELECT ruling_id, source, published_at, text, match_key
     FROM ruling
     WHERE contains(match_key, $first)
        OR (strlen(match_key) <> length(match_key) AND contains(strip_accents(match_key), $first))
+), by_translation AS (
+    SELECT ruling_id FROM tr WHERE contains(tr, $first)
+    EXCEPT
+    SELECT ruling_id FROM by_key
+), matched AS (
+    SELECT * FROM by_key
     UNION ALL
     SELECT r.ruling_id, r.source, r.published_at, r.text, r.match_key
     FROM ruling AS r
-    SEMI JOIN tr ON tr.ruling_id = r.ruling_id AND contains(tr.tr, $first)
-    WHERE NOT contains(r.match_key, $first)
-      AND NOT (strlen(r.match_key) <> length(r.match_key) AND contains(strip_accents(r.match_key), $first))
+    SEMI JOIN by_translation USING (ruling_id)
 ), candidates AS (
     -- the text searched: the key (accents stripped where it is not plain ASCII), then the
     -- translations; a ruling without any keeps its key as it is rather than a copy joined to ''

@@ -99,6 +99,15 @@ CREATE TABLE IF NOT EXISTS ruling_card_names (
     cards         VARCHAR USING COMPRESSION uncompressed NOT NULL    -- its cards' names in order, joined by '; '
 );
 
+-- Derived by every load from ruling_translation (sql/load/ruling_translation_key.sql), for
+-- `casefile search`: each translated ruling's translations folded as the search folds its words,
+-- so that a search scans one key a ruling instead of folding every translation again. Stored
+-- uncompressed, as ruling.match_key is: the search scans every key.
+CREATE TABLE IF NOT EXISTS ruling_translation_key (
+    ruling_id     VARCHAR NOT NULL,   -- a ruling with at least one translation
+    key           VARCHAR USING COMPRESSION uncompressed NOT NULL   -- its translations, folded, joined by ' '
+);
+
 CREATE TABLE IF NOT EXISTS ruling_sighting (
     sighting_id   VARCHAR NOT NULL,   -- derived from (place, oracle_id, position, lang); place = doc_id, or the bulk rulings file of a view
     ruling_id     VARCHAR NOT NULL,

@@ -17,7 +17,7 @@ from pipeline.load.warehouse import run_checks
 from pipeline.rawstore import RUN_ID_RE, read_manifest, read_run
 
 DATA_TABLES = ("card_set", "card", "printing", "ruling", "card_ruling", "ruling_card_names", "ruling_sighting",
-               "ruling_translation")
+               "ruling_translation", "ruling_translation_key")
 BOOKKEEPING_TABLES = ("sync_run", "raw_document", "change_event", "retired_ruling")
 ALL_TABLES = DATA_TABLES + BOOKKEEPING_TABLES
 # sync_run: started_at and finished_at are the run's own (from its run.json and _SUCCESS, checked
