@@ -452,8 +452,9 @@ def _found(data_dir, words) -> list[str]:
 def test_the_translation_keys_follow_every_change_of_the_translations(data_dir, tmp_path):
     """ruling_translation_key, which the search scans instead of folding every translation again:
     after the marker copies (with accents and French quotes), after the same page with one copy
-    re-worded and one gone, and after the sample without any, it holds one key per translated
-    ruling, as the translations fold then, and the search finds each ruling by its French words."""
+    re-worded and one gone (and a rebuild of that), and after the sample without any, it holds one
+    key per translated ruling, as the translations fold then, and the search finds each ruling by
+    its French words."""
     french = _with_french(tmp_path, marker=lambda i: f"Enquête « résolue », repère{i:02d}.")
     assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(french)]) == 0
     keys = _translation_keys(data_dir)
@@ -469,6 +470,10 @@ def test_the_translation_keys_follow_every_change_of_the_translations(data_dir, 
     assert len(keys) == 15 and keys == _translations_folded(data_dir)
     assert _found(data_dir, "revue repere03") == [by_text["Enquête « résolue », repère03."]]
     assert _found(data_dir, "repere05") == [] and _found(data_dir, "resolue repere03") == []
+    rebuilt = tmp_path / "rebuilt"  # a rebuild from the raw runs derives the same keys
+    shutil.copytree(data_dir, rebuilt)
+    assert main(["--data-dir", str(rebuilt), "-q", "rebuild"]) == 0
+    assert _translation_keys(rebuilt) == keys
 
     assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
     assert _translation_keys(data_dir) == {} and _found(data_dir, "enquete") == []
