@@ -177,6 +177,8 @@ def _derive_translation_keys(con: duckdb.DuckDBPyConnection, whole: bool) -> Non
     (sql/load/translations_touched.sql)."""
     if whole:
         con.execute("CREATE OR REPLACE TEMP TABLE translations_touched (ruling_id VARCHAR)")
+    elif con.execute("SELECT NOT EXISTS (SELECT 1 FROM translations_touched)").fetchone()[0]:
+        return  # most loads change no translation: one look instead of the script's four statements
     run_script(con, read_sql("load/ruling_translation_key.sql"), {"whole": whole, **FOLD_PARAMS})
 
 
