@@ -77,8 +77,7 @@ def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = N
         con.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
         con.execute("SET temp_directory = ?", [str(path.parent / ".tmp")])
     apply_schema(con)
-    _fill_ruling_card_names(con)
-    _fill_ruling_translation_keys(con)
+    _fill_derived_tables(con)
     _fill_query_wiki_pages(con)
     return con
 
@@ -121,30 +120,21 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(path.read_text("utf-8"))
 
 
-def _fill_ruling_card_names(con: duckdb.DuckDBPyConnection) -> None:
-    """Fill ruling_card_names where the warehouse has links and the table none: a warehouse
-    made before the table, which its schema has just added."""
-    if not con.execute("SELECT NOT EXISTS (SELECT 1 FROM ruling_card_names) "
-                       "AND EXISTS (SELECT 1 FROM card_ruling)").fetchone()[0]:
+def _fill_derived_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """Fill the tables every load derives where they hold nothing and the warehouse has what
+    they come from: ruling_card_names (from the links), ruling_translation_key (from the
+    translations). A warehouse made before such a table, which its schema has just added."""
+    names, keys = con.execute(
+        "SELECT NOT EXISTS (SELECT 1 FROM ruling_card_names) AND EXISTS (SELECT 1 FROM card_ruling), "
+        "NOT EXISTS (SELECT 1 FROM ruling_translation_key) AND EXISTS (SELECT 1 FROM ruling_translation)").fetchone()
+    if not (names or keys):
         return
     con.execute("BEGIN TRANSACTION")
     try:
-        _derive_card_names(con, whole=True)
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise
-
-
-def _fill_ruling_translation_keys(con: duckdb.DuckDBPyConnection) -> None:
-    """Fill ruling_translation_key where the warehouse has translations and the table none: a
-    warehouse made before the table, which its schema has just added."""
-    if not con.execute("SELECT NOT EXISTS (SELECT 1 FROM ruling_translation_key) "
-                       "AND EXISTS (SELECT 1 FROM ruling_translation)").fetchone()[0]:
-        return
-    con.execute("BEGIN TRANSACTION")
-    try:
-        _derive_translation_keys(con, whole=True)
+        if names:
+            _derive_card_names(con, whole=True)
+        if keys:
+            _derive_translation_keys(con, whole=True)
         con.execute("COMMIT")
     except BaseException:
         rollback(con)
