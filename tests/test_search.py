@@ -46,7 +46,7 @@ def add_translation(con, ruling_id, text):
     """A French copy of the ruling, and its key where the warehouse keeps them, as a load does."""
     con.execute("INSERT INTO ruling_translation VALUES (?, 'fr', 'listeblanche', ?, true)", [ruling_id, text])
     if con.execute(read_sql("read/has_table.sql"), {"name": "ruling_translation_key"}).fetchone()[0]:
-        _derive_translation_keys(con, whole=True)
+        _derive_translation_keys(con, None)  # every ruling's key, as a load derives them
 
 
 def ids(con, words):

@@ -134,7 +134,7 @@ def _fill_derived_tables(con: duckdb.DuckDBPyConnection) -> None:
         if names:
             _derive_card_names(con, whole=True)
         if keys:
-            _derive_translation_keys(con, whole=True)
+            _derive_translation_keys(con, None)
         con.execute("COMMIT")
     except BaseException:
         rollback(con)
@@ -161,15 +161,15 @@ def _derive_card_names(con: duckdb.DuckDBPyConnection, whole: bool) -> None:
     run_script(con, read_sql("load/ruling_card_names.sql"), {"whole": whole})
 
 
-def _derive_translation_keys(con: duckdb.DuckDBPyConnection, whole: bool) -> None:
+def _derive_translation_keys(con: duckdb.DuckDBPyConnection, touched: list[str] | None) -> None:
     """Bring ruling_translation_key up to date with ruling_translation: every translated ruling
-    (``whole``), or those of translations_touched, which the load made before its merges
-    (sql/load/translations_touched.sql)."""
-    if whole:
-        con.execute("CREATE OR REPLACE TEMP TABLE translations_touched (ruling_id VARCHAR)")
-    elif con.execute("SELECT NOT EXISTS (SELECT 1 FROM translations_touched)").fetchone()[0]:
-        return  # most loads change no translation: one look instead of the script's four statements
-    run_script(con, read_sql("load/ruling_translation_key.sql"), {"whole": whole, **FOLD_PARAMS})
+    (``touched`` None), or the rulings ``touched`` names, whose translations the load's merge
+    added, changed or removed (sql/load/merge_ruling_translation.sql returns them). Most loads
+    change none, and run nothing here."""
+    if touched == []:
+        return
+    run_script(con, read_sql("load/ruling_translation_key.sql"),
+               {"whole": touched is None, "touched": touched or [], **FOLD_PARAMS})
 
 
 def _table_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
@@ -278,16 +278,20 @@ def _apply_scoped(con: duckdb.DuckDBPyConnection, table: str,
     return {"inserted": tally["INSERT"], "updated": tally["UPDATE"], "removed": tally["DELETE"]}
 
 
-def _merge(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, int]:
-    """Bring ``table`` to the staged state. An empty table takes the rows in one INSERT (a first
-    sync, a rebuild): DuckDB writes a large insert straight to the file instead of the log."""
+def _merge(con: duckdb.DuckDBPyConnection, table: str) -> tuple[dict[str, int], list[tuple] | None]:
+    """Bring ``table`` to the staged state; return the counts, and what the merge returned after
+    each row's action (its key, where sql/load/merge_<table>.sql returns it), or None where the
+    table was empty. An empty table takes the rows in one INSERT (a first sync, a rebuild):
+    DuckDB writes a large insert straight to the file instead of the log."""
     if con.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {table})").fetchone()[0]:
         inserted = con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM stage_{table}").fetchone()[0]
-        return {"inserted": int(inserted), "updated": 0, "removed": 0}
+        return {"inserted": int(inserted), "updated": 0, "removed": 0}, None
     tally = {"INSERT": 0, "UPDATE": 0, "DELETE": 0}
-    for (action,) in con.execute(read_sql(f"load/merge_{table}.sql")).fetchall():
+    returned = []
+    for action, *rest in con.execute(read_sql(f"load/merge_{table}.sql")).fetchall():
         tally[action] = tally.get(action, 0) + 1
-    return {"inserted": tally["INSERT"], "updated": tally["UPDATE"], "removed": tally["DELETE"]}
+        returned.append(tuple(rest))
+    return {"inserted": tally["INSERT"], "updated": tally["UPDATE"], "removed": tally["DELETE"]}, returned
 
 
 def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Rows],
@@ -316,15 +320,24 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         _record_changes(con)
         con.execute(read_sql("load/retire_rulings.sql"), {"run_id": run_row["run_id"]})
         con.execute(read_sql("load/unretire_rulings.sql"))
-        con.execute(read_sql("load/translations_touched.sql"))
+        returned: dict[str, list[tuple] | None] = {}
         for table in STATE_TABLES:
-            counts[table] = _apply_scoped(con, table, columns) if table in scope else _merge(con, table)
+            if table in scope:
+                counts[table] = _apply_scoped(con, table, columns)
+            else:
+                counts[table], returned[table] = _merge(con, table)
         if bulk_query is not None and not con.execute(read_sql("load/query_cards.sql"),
                                                        {"query": bulk_query}).fetchone()[0]:
             raise QueryMatchesNothing(f"the query {bulk_query!r} matches no card of the bulk file; nothing loaded")
         # a load that merged card or card_ruling whole has no rows before it to compare with
         _derive_card_names(con, whole=not {"card", "card_ruling"} <= set(scope))
-        _derive_translation_keys(con, whole=False)
+        # the rulings whose translations the merge added, changed or removed; all of them where
+        # the table was empty before and took the staged rows in one INSERT
+        merged = returned["ruling_translation"]
+        if merged is not None:
+            _derive_translation_keys(con, sorted({ruling_id for ruling_id, in merged}))
+        elif counts["ruling_translation"]["inserted"]:
+            _derive_translation_keys(con, None)
         failpoint("during_load")
         n_changes = con.execute(read_sql("load/insert_change_events.sql"), {"run_id": run_row["run_id"]}).fetchone()[0]
         _stage(con, "raw_document", documents, columns)

@@ -1,7 +1,8 @@
 -- ruling_translation_key brought up to date with ruling_translation, inside the load's
 -- transaction, after the merges (pipeline/load/warehouse.py). $whole: every translated ruling is
--- derived again (a table to fill); else only those of translations_touched, which the caller
--- makes before the merge (translations_touched.sql). Only the rows that differ are written.
+-- derived again (a table to fill, or one whose translations were all new); else only those of
+-- $touched, the rulings whose rows the merge of ruling_translation returned. Only the rows that
+-- differ are written.
 -- The fold is the one the search gives its words (pipeline/lookup.py, FOLD_PARAMS): lower case,
 -- quotes and dashes folded, invisible characters dropped, accents stripped; a ruling's
 -- translations in one order, so that every load of the same rows writes the same key.
@@ -9,11 +10,11 @@ CREATE OR REPLACE TEMP TABLE translation_keys_fresh AS
 SELECT ruling_id,
        strip_accents(translate(lower(string_agg(text, ' ' ORDER BY lang, origin, text)), $fold_from, $fold_to)) AS key
 FROM ruling_translation
-WHERE $whole OR ruling_id IN (SELECT ruling_id FROM translations_touched)
+WHERE $whole OR ruling_id IN (SELECT unnest($touched))
 GROUP BY ruling_id;
 
 DELETE FROM ruling_translation_key AS t
-WHERE ($whole OR t.ruling_id IN (SELECT ruling_id FROM translations_touched))
+WHERE ($whole OR t.ruling_id IN (SELECT unnest($touched)))
   AND NOT EXISTS (SELECT 1 FROM translation_keys_fresh AS f WHERE f.ruling_id = t.ruling_id AND f.key = t.key);
 
 INSERT INTO ruling_translation_key
