@@ -3,7 +3,8 @@
 The commands: a sync of the bundled sample (query A, ``type:"Case"``), a sync of the sample
 recorded as ``t:case`` (query B, support.runs.recorded_as), a sync of the sample with one card's
 rulings edited (query A; CONSTRUCTED: " (Reworded.)" appended to the first ruling of Case of the
-Shifting Visage), `casefile rules ingest` of the tests' rules excerpt, `casefile prune
+Shifting Visage, and marker French copies, "[FR 0]" …, on its listeblanche.fr page, so that
+translations and their search keys come and go), `casefile rules ingest` of the tests' rules excerpt, `casefile prune
 --keep-days 0`, a run folder of data/raw/ deleted by hand, `casefile rebuild` and `casefile
 doctor`; all through the CLI, in this process (pipeline.cli.main). Run ids are the UTC time a run
 started, so every run is older than a prune's clock: --keep-days 0 deletes every run the
@@ -94,6 +95,7 @@ def replays(tmp_path_factory) -> dict[str, list[str]]:
         rulings[0]["comment"] += " (Reworded.)"
 
     edited.edit_rulings(EDITED_CARD, reword)
+    edited.add_french("shifting-visage", lambda i: f"[FR {i}] Enquête résolue")
     other_edition = folder / "cr_other_edition.txt"  # CONSTRUCTED: the excerpt dated November 8, 2024
     other_edition.write_text(CR.read_text("utf-8").replace("These rules are effective as of September 20, 2024.",
                                                            "These rules are effective as of November 8, 2024."),

@@ -14,6 +14,7 @@ from pipeline.normalize.text import FOLD_PARAMS
 from pipeline.resources import read_sql
 
 from conftest import ROOT
+from support.runs import EditableRun
 from support.warehouse_state import query as rows, warehouse_of
 
 VISAGE = "Case of the Shifting Visage"
@@ -251,19 +252,9 @@ def test_a_scryfall_page_of_a_card_with_rulings_that_shows_none_fails_the_run(da
 def _with_french(tmp_path, name="with-french", marker=lambda i: f"[FR {i}]"):
     """A copy of the sample whose Shifting Visage listeblanche page carries marker French copies:
     ``marker(i)`` after the i-th English ruling, none where it gives None."""
-    run = tmp_path / name
-    shutil.copytree(ROOT / "data" / "raw" / "sample", run)
-    manifest = [json.loads(l) for l in (run / "manifest.jsonl").read_text().splitlines()]
-    [entry] = [e for e in manifest if e["origin"] == "listeblanche" and "shifting-visage" in e["url"]]
-    page = run / entry["path"]
-    html, count = page.read_text("utf-8"), iter(range(100))
-
-    def after(m):
-        text = marker(next(count))
-        return m.group(1) if text is None else m.group(1) + f'\n<blockquote lang="fr"><p>{text}</p></blockquote>'
-
-    page.write_text(re.sub(r"(<blockquote lang=\"en\">.*?</blockquote>)", after, html, flags=re.S), "utf-8")
-    return run
+    run = EditableRun(tmp_path / name)
+    run.add_french("shifting-visage", marker)
+    return run.path
 
 
 def test_each_english_ruling_on_a_listeblanche_page_gets_one_french_translation(data_dir, tmp_path, capsys):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -42,11 +43,7 @@ class EditableRun:
         return json.loads((self.path / entry["path"]).read_bytes())
 
     def write(self, entry: dict, obj) -> None:
-        body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        (self.path / entry["path"]).write_bytes(body)
-        entry.update(doc_id=doc_id_for(entry["url"], body), sha256=hashlib.sha256(body).hexdigest(), bytes=len(body))
-        entry["headers"]["content-length"] = str(len(body))
-        self._save()
+        self.write_bytes(entry, json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
     def _save(self) -> None:
         (self.path / "manifest.jsonl").write_text(
@@ -85,6 +82,28 @@ class EditableRun:
         body = self.read(entry)
         edit(body["data"])
         self.write(entry, body)
+
+    def add_french(self, url_part: str, marker) -> None:
+        """Give the listeblanche.fr page whose URL holds ``url_part`` a French copy after each
+        English ruling, where the site puts its translation: ``marker(i)`` after the i-th, none
+        where it gives None. No recorded page holds French ruling text, so the copies are what
+        the test gives (plain markers such as "[FR 0]"), never a translation made up."""
+        [entry] = [e for e in self.manifest if e["origin"] == "listeblanche" and url_part in e["url"]]
+        html, count = (self.path / entry["path"]).read_text("utf-8"), iter(range(100))
+
+        def after(found):
+            text = marker(next(count))
+            return found.group(1) if text is None else found.group(1) + f'\n<blockquote lang="fr"><p>{text}</p></blockquote>'
+
+        body = re.sub(r"(<blockquote lang=\"en\">.*?</blockquote>)", after, html, flags=re.S).encode("utf-8")
+        self.write_bytes(entry, body)
+
+    def write_bytes(self, entry: dict, body: bytes) -> None:
+        (self.path / entry["path"]).write_bytes(body)
+        entry.update(doc_id=doc_id_for(entry["url"], body), sha256=hashlib.sha256(body).hexdigest(), bytes=len(body))
+        if "content-length" in entry.get("headers", {}):
+            entry["headers"]["content-length"] = str(len(body))
+        self._save()
 
 
 # The change history's constructed pair of runs (README, "casefile changes"): the cards it edits.
