@@ -145,4 +145,5 @@ def test_the_scan_needle_is_always_a_piece_of_a_searched_word(words):
 def test_the_needle_finds_what_the_longest_word_finds(con, text):
     words, phrase = search_words(text)
     params = {"words": words, "phrase": phrase, "limit": 20}
-    assert _search_rows(con, {**params, "first": scan_needle(words)}) == _search_rows(con, {**params, "first": words[0]})
+    assert _search_rows(con, {**params, "first": scan_needle(words)}) \
+        == _search_rows(con, {**params, "first": words[0]})

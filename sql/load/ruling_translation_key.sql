@@ -3,7 +3,7 @@
 -- derived again (a table to fill, or one whose translations were all new); else only those of
 -- $touched, the rulings whose rows the merge of ruling_translation returned. Only the rows that
 -- differ are written.
--- The fold is the one the search gives its words (pipeline/lookup.py, FOLD_PARAMS): lower case,
+-- The fold is the one the search gives its words (FOLD_PARAMS, pipeline/normalize/text.py): lower case,
 -- quotes and dashes folded, invisible characters dropped, accents stripped; a ruling's
 -- translations in one order, so that every load of the same rows writes the same key.
 CREATE OR REPLACE TEMP TABLE translation_keys_fresh AS

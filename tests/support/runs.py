@@ -93,7 +93,8 @@ class EditableRun:
 
         def after(found):
             text = marker(next(count))
-            return found.group(1) if text is None else found.group(1) + f'\n<blockquote lang="fr"><p>{text}</p></blockquote>'
+            french = "" if text is None else f'\n<blockquote lang="fr"><p>{text}</p></blockquote>'
+            return found.group(1) + french
 
         body = re.sub(r"(<blockquote lang=\"en\">.*?</blockquote>)", after, html, flags=re.S).encode("utf-8")
         self.write_bytes(entry, body)
