@@ -20,7 +20,9 @@ step in a child process of its own:
   search       median of N `casefile search` queries (pipeline/lookup.py) on a read-only connection
                that has searched before; and each of the words searched first in a process of its
                own, as `casefile search` runs once per process: the open, the query on data the
-               process has not read yet, and `casefile search WORDS` whole (imports and output too)
+               process has not read yet, and `casefile search WORDS` whole (imports and output too);
+               both medians again on a copy where every ruling has a SYNTHETIC French copy
+               (bench/translations.py), as a sync of listeblanche.fr pages gives them
   reports      each `casefile report` (sets, colors, rulings), rendered as a table
   changes      `casefile changes --since 2000-01-01`: every run's change events, as a table
   mixed        the bundled sample (type:"Case" with its page sources) synced into the day-1
@@ -120,6 +122,19 @@ def first_searches(data: Path) -> dict:
             "first_search_ms": {"open": [round(t, 1) for t in opens], "query": [round(t, 1) for t in queries],
                                 "command": [round(t, 1) for t in commands],
                                 "command_wall": [round(t, 1) for t in walls]}}
+
+
+def searches_translated(db: Path, n: int) -> dict:
+    """The searches above on a copy of the warehouse where every ruling has a SYNTHETIC French
+    copy, its key filled by a writer (bench/translations.py): a sync of listeblanche.fr pages
+    gives such copies, which the bulk plan never brings."""
+    from bench.translations import search_figures, translate
+
+    with tempfile.TemporaryDirectory(prefix="casefile-bench-") as tmp:
+        copy = Path(tmp) / "casefile.duckdb"
+        shutil.copyfile(db, copy)
+        fill_s = translate(copy)
+        return {**search_figures(copy, n), "fill_s": round(fill_s, 3)}
 
 
 def reports(db: Path) -> dict[str, float]:
@@ -310,6 +325,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     rebuild_phases = json.loads(rebuild["stdout"].strip().splitlines()[-1]).get("timings_s", {})
     times = searches(db, n_searches)
     process_searches = first_searches(incremental_data)
+    translated = searches_translated(db, n_searches)
     report_times = reports(db)
     # In a child: every run's events at 4x are hundreds of MB of rows, which the runner would keep
     # (and each later child would count at its fork).
@@ -377,7 +393,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         "rebuild_rss_mb": round(max(step["peak_rss_mb"] for step in rebuilds), 1),
         "floor_rss_mb": round(max(step["peak_rss_mb"] for step in floors), 1),
         "search_ms_p50": round(statistics.median(times), 2), "search_ms_max": round(max(times), 2),
-        "searches": len(times), **process_searches,
+        "searches": len(times), **process_searches, "search_translated": translated,
         "reports_s": {k: round(v, 3) for k, v in report_times.items()},
         "changes_s": round(listing["seconds"], 3), "changes_rss_mb": round(listing["peak_rss_mb"], 1),
         "mixed": mixed,
@@ -476,6 +492,9 @@ def show(fig: dict) -> None:
           f"{fig['search_first_ms_p50']:7.2f} ms  (the open before it {fig['search_open_ms_p50']} ms)")
     print(f"  casefile search, the command         {fig['search_command_ms_p50']:8.2f} ms  "
           f"(the process, wall {fig['search_command_wall_ms_p50']} ms)")
+    translated = fig["search_translated"]
+    print(f"  search, a French copy of each ruling {translated['warm_ms_p50']:8.2f} ms  (first of a process "
+          f"{translated['first_ms_p50']} ms; SYNTHETIC copies, their keys filled in {translated['fill_s']} s)")
     for name, seconds in fig["reports_s"].items():
         print(f"  report {name:<29} {seconds:8.3f} s")
     if not fig["reports_s"]:
