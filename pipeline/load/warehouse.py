@@ -168,8 +168,9 @@ def _derive_translation_keys(con: duckdb.DuckDBPyConnection, touched: list[str] 
     change none, and run nothing here."""
     if touched == []:
         return
-    run_script(con, read_sql("load/ruling_translation_key.sql"),
-               {"whole": touched is None, "touched": touched or [], **FOLD_PARAMS})
+    script = read_sql("load/ruling_translation_key.sql").replace(
+        "{translation_keys_folded}", read_sql("read/translation_keys_folded.sql").strip())
+    run_script(con, script, {"whole": touched is None, "touched": touched or [], **FOLD_PARAMS})
 
 
 def _table_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:

@@ -3,15 +3,13 @@
 -- derived again (a table to fill, or one whose translations were all new); else only those of
 -- $touched, the rulings whose rows the merge of ruling_translation returned. Only the rows that
 -- differ are written.
--- The fold is the one the search gives its words (FOLD_PARAMS, pipeline/normalize/text.py): lower case,
--- quotes and dashes folded, invisible characters dropped, accents stripped; a ruling's
--- translations in one order, so that every load of the same rows writes the same key.
+-- The keys come from read/translation_keys_folded.sql, the one definition of the fold, which the
+-- search of a warehouse made before this table runs too: pipeline/load/warehouse.py puts it in the
+-- FROM below. The filter on ruling_id reaches below its GROUP BY.
 CREATE OR REPLACE TEMP TABLE translation_keys_fresh AS
-SELECT ruling_id,
-       strip_accents(translate(lower(string_agg(text, ' ' ORDER BY lang, origin, text)), $fold_from, $fold_to)) AS key
-FROM ruling_translation
-WHERE $whole OR ruling_id IN (SELECT unnest($touched))
-GROUP BY ruling_id;
+SELECT ruling_id, key
+FROM {translation_keys_folded}
+WHERE $whole OR ruling_id IN (SELECT unnest($touched));
 
 DELETE FROM ruling_translation_key AS t
 WHERE ($whole OR t.ruling_id IN (SELECT unnest($touched)))
