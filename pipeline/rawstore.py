@@ -148,6 +148,9 @@ class DocEntry:
     # A 304 answer to a conditional GET: the body is the earlier run's file (``<run_id>/<path>``),
     # hard-linked (or copied) into this run so that every run stays readable on its own.
     reused_from: str | None = None
+    # A page this run did not fetch, and why (robots.txt): its newest earlier copy stands in for it,
+    # taken from ``reused_from`` with that fetch's status, headers and time.
+    carried: str | None = None
 
     @classmethod
     def from_json(cls, line: dict) -> "DocEntry":
@@ -319,6 +322,24 @@ class RunWriter:
     def save_reused(self, response: Response, previous: "RunInfo", old: DocEntry, origin: str, kind: str,
                     key: str | None = None) -> DocEntry:
         """Record a 304: the earlier run's body is linked into this run under a new name."""
+        target = self._link(previous, old, origin)
+        headers = {**old.headers, **response.headers}
+        entry = DocEntry(
+            doc_id=old.doc_id, origin=origin, kind=kind, key=key, url=response.url,
+            final_url=response.final_url, status=response.status, headers=dict(sorted(headers.items())),
+            fetched_at=response.fetched_at, sha256=old.sha256, bytes=old.bytes,
+            path=target.relative_to(self.path).as_posix(), reused_from=f"{previous.run_id}/{old.path}")
+        return self._record(entry)
+
+    def save_carried(self, previous: "RunInfo", old: DocEntry, reason: str) -> DocEntry:
+        """Record a page this run did not fetch (``reason``): its earlier copy ``old``, of the run
+        ``previous``, is linked into this run and stands in for it, as it was fetched then."""
+        target = self._link(previous, old, old.origin)
+        return self._record(replace(old, path=target.relative_to(self.path).as_posix(),
+                                    reused_from=f"{previous.run_id}/{old.path}", carried=reason))
+
+    def _link(self, previous: "RunInfo", old: DocEntry, origin: str) -> Path:
+        """Hard-link (or copy) the body of ``old``, an entry of the run ``previous``, into this run."""
         self._seq += 1
         name = f"{self._seq:05d}-{Path(old.path).name.split('-', 1)[-1]}"
         target = self.path / "docs" / origin / name
@@ -334,13 +355,7 @@ class RunWriter:
                 with _removed_on_error(tmp):
                     shutil.copyfile(source, tmp)
                     os.replace(tmp, target)
-        headers = {**old.headers, **response.headers}
-        entry = DocEntry(
-            doc_id=old.doc_id, origin=origin, kind=kind, key=key, url=response.url,
-            final_url=response.final_url, status=response.status, headers=dict(sorted(headers.items())),
-            fetched_at=response.fetched_at, sha256=old.sha256, bytes=old.bytes,
-            path=target.relative_to(self.path).as_posix(), reused_from=f"{previous.run_id}/{old.path}")
-        return self._record(entry)
+        return target
 
     def _record(self, entry: DocEntry) -> DocEntry:
         self._append(entry)
@@ -559,6 +574,16 @@ class RawStore:
                     if (run.path / entry.path).is_file():
                         return run, entry
         return None
+
+    def newest_pages(self) -> dict[tuple[str, str | None], tuple[RunInfo, DocEntry]]:
+        """The newest answer (any status) of the complete runs for each page they asked for, by
+        origin and key (the card's Oracle id; the query, for the wiki's page)."""
+        newest: dict[tuple[str, str | None], tuple[RunInfo, DocEntry]] = {}
+        for run in reversed(self.complete_runs()):
+            for entry in reversed(read_manifest(run)):
+                if entry.kind == "page":
+                    newest.setdefault((entry.origin, entry.key), (run, entry))
+        return newest
 
     def delete_run(self, run: RunInfo) -> None:
         """Delete a run folder (``casefile prune``). It is renamed out of the store's view first, so

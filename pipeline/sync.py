@@ -12,6 +12,7 @@ import logging
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import duckdb
@@ -199,12 +200,19 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
             extracted = api.run(plan.query, plan.include_multilingual, first=first)
             if set(plan.sources) - {"api"}:
                 stands_for = {oid: extracted.stands_for[oid] for oid in extracted.with_rulings}
-                replayed = plan.transport.run.meta if isinstance(plan.transport, ReplayTransport) else {}
+                if isinstance(plan.transport, ReplayTransport):  # the recording's pages, as it had them
+                    recorded = plan.transport.run
+                    not_fetched, earlier = recorded.meta.get("not_fetched") or (), partial(_carried_pages, recorded)
+                else:
+                    not_fetched, earlier = (), store.newest_pages
                 pages = PageExtractor(plan.transport, writer, settings, robots=plan.mode == "live", progress=progress,
-                                      not_fetched=replayed.get("not_fetched") or ()).run(
+                                      not_fetched=not_fetched, earlier=earlier).run(
                     plan.sources, plan.query, stands_for)
                 if pages.disallowed:  # a replay of the run skips them as it did (robots.txt is not read offline)
                     writer.update_meta({"not_fetched": pages.disallowed})
+                if pages.carried:
+                    log.info("%d page(s) robots.txt kept casefile from are stood in for by their earlier copies",
+                                len(pages.carried))
                 if pages.left_out:  # the run is then no view of them: the warehouse keeps their pages
                     log.warning("robots.txt let no page of %s be fetched: left out of this run, its rulings "
                                 "from earlier runs are kept", ", ".join(pages.left_out))
@@ -222,6 +230,12 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
         if not isinstance(plan.transport, ReplayTransport):
             plan.transport.close()
     return read_run(writer.path), traffic, len(writer.entries)
+
+
+def _carried_pages(run: RunInfo) -> dict:
+    """The pages a recorded run carried from earlier runs, for its replay to carry as it did."""
+    return {(entry.origin, entry.key): (run, entry) for entry in read_manifest(run)
+            if entry.kind == "page" and entry.carried}
 
 
 def _sync(settings: Settings, *, query, offline, sources, include_multilingual, progress, bulk) -> SyncResult:

@@ -543,6 +543,73 @@ def test_a_live_run_robots_txt_kept_from_a_page_replays_offline(server, cli, dat
     assert json.loads((replayed / "run.json").read_text())["not_fetched"] == [skipped]
 
 
+def test_a_page_robots_txt_keeps_casefile_from_is_stood_in_for_by_its_earlier_copy(server, cli, data_dir, tmp_path):
+    """A page robots.txt disallows, of a source whose other pages are fetched: before, the card lost
+    its sightings from that site until a run fetched the page again. Now its newest earlier copy is
+    linked into the run and read as it was fetched then; a replay carries it as the run did; a page
+    whose newest answer was a 404 is not brought back."""
+    from conftest import FIXTURES, run_cli
+
+    falcon, masks = "/carte/mkm/case-of-the-filched-falcon-mkm-44", "/carte/mkm/case-of-the-burning-masks-mkm-113"
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    kept = """SELECT c.name, s.sighting_id, s.doc_id FROM ruling_sighting s JOIN card c USING (oracle_id)
+              WHERE s.origin = 'listeblanche' ORDER BY ALL"""
+
+    def runs() -> list:
+        return sorted(p for p in (data_dir / "raw").iterdir() if (p / "run.json").exists())
+
+    with FakeScryfall([], {}, {}) as pages:
+        for path in (falcon, masks):
+            name = "listeblanche_mkm_" + path.removeprefix("/carte/mkm/") + ".html"
+            pages.add_page(path, (FIXTURES / "pages" / name).read_bytes())
+
+        def sync(*allowed: str) -> list[str]:
+            """A live sync in which robots.txt lets casefile fetch ``allowed`` only; robots.txt asked
+            first, then the set of paths asked."""
+            rules = "".join(f"Allow: {path}\n" for path in allowed)
+            pages.add_page("/robots.txt", f"User-agent: *\n{rules}Disallow: /carte/\n".encode(), content_type="text/plain")
+            before = len(pages.requests)
+            result = cli("sync", "--api-url", server.url, "--sources", "api,listeblanche",
+                         CASEFILE_LISTEBLANCHE_URL=pages.url)
+            assert result.returncode == 0, result.stderr
+            return [r.path for r in pages.requests[before:]]
+
+        assert sync(falcon, masks) == ["/robots.txt", masks, falcon]
+        both = rows(db, kept)
+        assert {name for name, *_ in both} == {"Case of the Filched Falcon", "Case of the Burning Masks"}
+
+        assert sync(falcon) == ["/robots.txt", falcon]
+        assert rows(db, kept) == both  # the same sightings, read from the same document
+        first, second = runs()
+        [carried] = [line for line in map(json.loads, (second / "manifest.jsonl").read_text().splitlines())
+                     if line.get("carried")]
+        [fetched] = [line for line in map(json.loads, (first / "manifest.jsonl").read_text().splitlines())
+                     if line["url"] == carried["url"]]
+        assert carried["carried"] == "robots.txt disallows it" and carried["url"].endswith(masks)
+        assert carried["reused_from"] == f"{first.name}/{fetched['path']}"
+        assert {k: carried[k] for k in ("doc_id", "fetched_at", "status", "sha256")} == \
+            {k: fetched[k] for k in ("doc_id", "fetched_at", "status", "sha256")}
+        assert (second / carried["path"]).read_bytes() == (first / fetched["path"]).read_bytes()
+        doctor = cli("doctor")
+        assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+        assert cli("prune", "--keep-days", "0").returncode == 0 and runs() == [second]  # the copy is the run's own
+        assert cli("rebuild").returncode == 0
+        assert rows(db, kept) == both
+
+        elsewhere = tmp_path / "elsewhere"  # the recorded run replayed where no earlier run exists
+        elsewhere.mkdir()
+        replay = run_cli(["sync", "--offline", str(second)], elsewhere, CASEFILE_LISTEBLANCHE_URL=pages.url)
+        assert replay.returncode == 0, replay.stderr
+        assert rows(elsewhere / "warehouse" / "casefile.duckdb", kept) == both
+
+        pages.add_page(masks, b"", status=404)
+        assert sync(falcon, masks) == ["/robots.txt", masks, falcon]
+        assert sync(falcon) == ["/robots.txt", falcon]  # the newest answer for the page is its 404
+        assert {name for name, *_ in rows(db, kept)} == {"Case of the Filched Falcon"}
+        assert not [line for line in map(json.loads, (runs()[-1] / "manifest.jsonl").read_text().splitlines())
+                    if line.get("carried")]
+
+
 class _RulingsListGoesOn(FakeScryfall):
     """Answers one card's rulings as a list object whose has_more is true, its other rulings on a
     next_page (constructed from Scryfall's list object format: a list may be paginated)."""

@@ -14,7 +14,7 @@ import functools
 import logging
 import re
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING, Callable
@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
 from ..errors import Aborted, LockBusy, ParseError, SourceUnavailable, TryAgainLater, UnrecognizedPage
 from ..wire import HTML_ACCEPT, BodyProblem
-from ..rawstore import RunWriter
+from ..rawstore import DocEntry, RunInfo, RunWriter
 from .fetch import fetch_and_save
 
 if TYPE_CHECKING:
@@ -175,6 +175,9 @@ class PageExtract:
     # the page sources that asked for pages and had none fetched for that reason: the run leaves
     # them out, so the warehouse keeps what earlier runs brought from them
     left_out: list[str] = field(default_factory=list)
+    # of the pages not fetched, of the sources the run keeps: those whose newest earlier copy (a
+    # 200) stands in for them, linked into the run (``RunWriter.save_carried``)
+    carried: list[str] = field(default_factory=list)
 
 
 class Robots:
@@ -342,28 +345,32 @@ def _can_fetch(parser: RobotFileParser, user_agent: str, url: str) -> bool:
     return best is None or best[1]
 
 
+# The newest earlier answer for each page, by origin and key: (its run, its manifest entry).
+EarlierPages = Mapping[tuple[str, str | None], tuple[RunInfo, DocEntry]]
+
+
 class PageExtractor:
     def __init__(self, transport, writer: RunWriter, settings, robots: bool, progress=None,
-                 not_fetched: Collection[str] = ()):
+                 not_fetched: Collection[str] = (), earlier: Callable[[], EarlierPages] | None = None):
         """``not_fetched`` (a replay): the pages the recorded run did not fetch because robots.txt
-        kept it from them (its ``not_fetched``); the replay skips them as the run did."""
+        kept it from them (its ``not_fetched``); the replay skips them as the run did.
+        ``earlier``: called once, when a page is not fetched, for the answers whose copies may
+        stand in for such pages (``RawStore.newest_pages``; a replay: the recorded run's carried
+        pages)."""
         self.transport, self.writer, self.settings, self.progress = transport, writer, settings, progress
         self.robots = Robots(transport, writer, settings.page_interval_s, robots, settings.user_agent)
         self.not_fetched = frozenset(not_fetched)
+        self._earlier, self._earlier_pages = earlier, None
         self._too_slow: set[str] = set()  # the hosts whose Crawl-delay is over the cap, warned about
 
-    def _fetch(self, url: str, origin: str, key: str, result: PageExtract,
-               expected: list[str] | str | None) -> bool:
-        """Fetch ``url`` unless its host's robots.txt keeps casefile from it; whether it was fetched.
-        ``expected``: the card's names (or the wiki page's title) the page must show (``page_check``)."""
+    def _why_not(self, url: str, origin: str) -> str | None:
+        """Why ``url`` is not to be fetched (robots.txt), or None."""
         if url in self.not_fetched:
             log.info("%s was not fetched by the recorded run (robots.txt); not replayed", url)
-            result.disallowed.append(url)
-            return False
+            return "not fetched by the recorded run"
         if not self.robots.allowed(url, origin):
             log.warning("robots.txt disallows %s; not fetched", url)
-            result.disallowed.append(url)
-            return False
+            return "robots.txt disallows it"
         host = urlsplit(url).netloc
         delay, cap = self.robots.crawl_delay(url), self.settings.max_crawl_delay_s
         if delay > cap:  # waiting so long between pages would hold a scheduled sync for hours
@@ -372,8 +379,30 @@ class PageExtractor:
                 log.warning("robots.txt of %s asks for %g s between requests (Crawl-delay), more than the %g s "
                             "casefile waits (CASEFILE_MAX_CRAWL_DELAY): none of its pages is fetched in this run",
                             host, delay, cap)
-            result.disallowed.append(url)
-            return False
+            return f"robots.txt asks a Crawl-delay of {delay:g} s, over the {cap:g} s casefile waits"
+        return None
+
+    def _carry(self, url: str, origin: str, key: str, reason: str, result: PageExtract) -> None:
+        """Let the newest earlier copy of a page not fetched stand in for it, if it was a page (200)."""
+        if self._earlier is None:
+            return
+        if self._earlier_pages is None:
+            self._earlier_pages = self._earlier()
+        found = self._earlier_pages.get((origin, key))
+        if found is None or found[1].status != 200:
+            log.info("no earlier copy of %s stands in for it: the card has no sightings from %s in this run",
+                     url, origin)
+            return
+        run, entry = found
+        self.writer.save_carried(run, entry, entry.carried if url in self.not_fetched and entry.carried else reason)
+        result.carried.append(url)
+        log.info("the copy of %s fetched at %s (run %s) stands in for it", url, entry.fetched_at, run.run_id)
+
+    def _fetch(self, url: str, origin: str, key: str, result: PageExtract,
+               expected: list[str] | str | None) -> None:
+        """Fetch ``url`` (which robots.txt lets casefile fetch: ``_why_not``). ``expected``: the
+        card's names (or the wiki page's title) the page must show (``page_check``)."""
+        host = urlsplit(url).netloc
         response, _ = fetch_and_save(self.transport, self.writer, url, origin=origin, kind="page", key=key,
                                      pacing=[(f"host:{host}", self.robots.host_interval(url))], accept=HTML_ACCEPT,
                                      check_body=page_check(origin, url, expected))
@@ -392,18 +421,26 @@ class PageExtractor:
         elif response.status != 200:
             log.warning("%s answered %s; recorded, no rulings read from it", url, response.status)
             result.missing.append(url)
-        return True
 
     def run(self, sources: list[str], query: str, printings_by_oracle: dict[str, dict]) -> PageExtract:
         """``printings_by_oracle``: for each Oracle card with rulings, the printing that stands for it.
-        A page source whose pages robots.txt all kept casefile from is in ``left_out``."""
+        A page source whose pages robots.txt all kept casefile from is in ``left_out``; of the other
+        sources, each page robots.txt kept casefile from is stood in for by its newest earlier copy,
+        if there is one (``carried``), so that the card keeps its sightings from that site."""
         s, result = self.settings, PageExtract()
         asked: dict[str, int] = {}
         fetched: dict[str, int] = {}
+        skipped: list[tuple[str, str, str, str, str]] = []  # (source, url, origin, key, why)
 
         def fetch(source: str, url: str, origin: str, key: str, expected: list[str] | str | None) -> None:
             asked[source] = asked.get(source, 0) + 1
-            fetched[source] = fetched.get(source, 0) + self._fetch(url, origin, key, result, expected)
+            why = self._why_not(url, origin)
+            if why is not None:
+                result.disallowed.append(url)
+                skipped.append((source, url, origin, key, why))
+                return
+            self._fetch(url, origin, key, result, expected)
+            fetched[source] = fetched.get(source, 0) + 1
 
         if "wiki" in sources:
             url = wiki_page_for(query, s.wiki_url, s.wiki_page)
@@ -419,5 +456,8 @@ class PageExtractor:
                 url = scryfall_page_url(s.scryfall_web_url, printing)
                 if url:
                     fetch("scryfall-page", url, "scryfall-page", oracle_id, card_names(printing))
-        result.left_out = [source for source in sources if asked.get(source) and not fetched[source]]
+        result.left_out = [source for source in sources if asked.get(source) and not fetched.get(source)]
+        for source, url, origin, key, why in skipped:
+            if source not in result.left_out:
+                self._carry(url, origin, key, why, result)
         return result
