@@ -4,7 +4,9 @@ The commands: a sync of the bundled sample (query A, ``type:"Case"``), a sync of
 recorded as ``t:case`` (query B, support.runs.recorded_as), a sync of the sample with one card's
 rulings edited (query A; CONSTRUCTED: " (Reworded.)" appended to the first ruling of Case of the
 Shifting Visage, and marker French copies, "[FR 0]" …, on its listeblanche.fr page, so that
-translations and their search keys come and go), `casefile rules ingest` of the tests' rules excerpt, `casefile prune
+translations and their search keys come and go; and Case of the Burning Masks' listeblanche.fr page
+recorded as not fetched, its copy carried, which the replay carries from the recording),
+`casefile rules ingest` of the tests' rules excerpt, `casefile prune
 --keep-days 0`, a run folder of data/raw/ deleted by hand, `casefile rebuild` and `casefile
 doctor`; all through the CLI, in this process (pipeline.cli.main). Run ids are the UTC time a run
 started, so every run is older than a prune's clock: --keep-days 0 deletes every run the
@@ -96,6 +98,7 @@ def replays(tmp_path_factory) -> dict[str, list[str]]:
 
     edited.edit_rulings(EDITED_CARD, reword)
     edited.add_french("shifting-visage", lambda i: f"[FR {i}] Enquête résolue")
+    edited.carry("listeblanche.fr/carte/mkm/case-of-the-burning-masks")
     other_edition = folder / "cr_other_edition.txt"  # CONSTRUCTED: the excerpt dated November 8, 2024
     other_edition.write_text(CR.read_text("utf-8").replace("These rules are effective as of September 20, 2024.",
                                                            "These rules are effective as of November 8, 2024."),
@@ -187,6 +190,9 @@ def play(data: Path, scratch: Path, replays: dict, steps: list[tuple[str, int]])
                 assert state(data) == before, f"a refused load changed the warehouse: {where}"
                 assert not must_load, f"refused after a rebuild or a prune: {where}"
                 continue
+            if op == "sync_edited":  # the page its recording did not fetch is read from the copy it carried
+                assert query(data, "SELECT count(*) FROM ruling_sighting JOIN card USING (oracle_id) WHERE "
+                                   "origin = 'listeblanche' AND name = 'Case of the Burning Masks'") != [(0,)], where
             now_cards, now_editions = held(data)
             assert cards <= now_cards and editions <= now_editions, f"a load removed content: {where}"
             assert lost(data) == [], where

@@ -99,6 +99,18 @@ class EditableRun:
         body = re.sub(r"(<blockquote lang=\"en\">.*?</blockquote>)", after, html, flags=re.S).encode("utf-8")
         self.write_bytes(entry, body)
 
+    def carry(self, url_part: str, reason: str = "robots.txt disallows it") -> None:
+        """Record the page whose URL holds ``url_part`` as a run records a page robots.txt kept it
+        from and an earlier copy stood in for (README, "casefile sync"): listed in run.json's
+        ``not_fetched``, its manifest line marked ``carried``, with a ``reused_from`` naming a run
+        of the day before that no data folder holds (constructed). The body is the recording's."""
+        [entry] = [e for e in self.manifest if e["kind"] == "page" and url_part in e["url"]]
+        entry.update(carried=reason, reused_from=f"20240101T000000.000000Z/{entry['path']}")
+        meta = json.loads((self.path / "run.json").read_text("utf-8"))
+        meta["not_fetched"] = [*meta.get("not_fetched", []), entry["url"]]
+        (self.path / "run.json").write_text(json.dumps(meta, indent=1), "utf-8")
+        self._save()
+
     def write_bytes(self, entry: dict, body: bytes) -> None:
         (self.path / entry["path"]).write_bytes(body)
         entry.update(doc_id=doc_id_for(entry["url"], body), sha256=hashlib.sha256(body).hexdigest(), bytes=len(body))
