@@ -520,6 +520,16 @@ def document_problem(run: RunInfo, entry: DocEntry) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class EarlierPages:
+    """What earlier runs got of the rulings pages (``RawStore.earlier_pages``)."""
+    # the newest answer (any status) for each page asked, by origin and key (the card's Oracle
+    # id; the query, for the wiki's page): (its run, its manifest entry)
+    newest: dict[tuple[str, str | None], tuple[RunInfo, DocEntry]]
+    # the pages, by origin and key, that some run got (200)
+    found: frozenset[tuple[str, str | None]] = frozenset()
+
+
 class RawStore:
     def __init__(self, root: Path):
         self.root = Path(root)
@@ -575,15 +585,18 @@ class RawStore:
                         return run, entry
         return None
 
-    def newest_pages(self) -> dict[tuple[str, str | None], tuple[RunInfo, DocEntry]]:
-        """The newest answer (any status) of the complete runs for each page they asked for, by
-        origin and key (the card's Oracle id; the query, for the wiki's page)."""
+    def earlier_pages(self) -> "EarlierPages":
+        """What the complete runs got of the rulings pages: the newest answer for each page, and
+        the pages that ever answered with the page."""
         newest: dict[tuple[str, str | None], tuple[RunInfo, DocEntry]] = {}
+        found: set[tuple[str, str | None]] = set()
         for run in reversed(self.complete_runs()):
             for entry in reversed(read_manifest(run)):
                 if entry.kind == "page":
                     newest.setdefault((entry.origin, entry.key), (run, entry))
-        return newest
+                    if entry.status == 200:
+                        found.add((entry.origin, entry.key))
+        return EarlierPages(newest, frozenset(found))
 
     def delete_run(self, run: RunInfo) -> None:
         """Delete a run folder (``casefile prune``). It is renamed out of the store's view first, so

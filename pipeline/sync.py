@@ -32,7 +32,7 @@ from .stop import ABORTED_MESSAGE
 from .load.warehouse import defer_compaction, describe_failures, load_run, open_writer, replace_file, run_checks
 from .lock import SyncLock
 from .lost import SHOWN, advice, lost_document_copies, lost_runs, read_loaded
-from .rawstore import RawStore, RunInfo, document_problem, mark_rejected, read_manifest, read_run
+from .rawstore import EarlierPages, RawStore, RunInfo, document_problem, mark_rejected, read_manifest, read_run
 from .reader import loaded_runs
 from .resources import sample_dir
 
@@ -204,7 +204,7 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
                     recorded = plan.transport.run
                     not_fetched, earlier = recorded.meta.get("not_fetched") or (), partial(_carried_pages, recorded)
                 else:
-                    not_fetched, earlier = (), store.newest_pages
+                    not_fetched, earlier = (), store.earlier_pages
                 pages = PageExtractor(plan.transport, writer, settings, robots=plan.mode == "live", progress=progress,
                                       not_fetched=not_fetched, earlier=earlier).run(
                     plan.sources, plan.query, stands_for)
@@ -232,10 +232,10 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
     return read_run(writer.path), traffic, len(writer.entries)
 
 
-def _carried_pages(run: RunInfo) -> dict:
+def _carried_pages(run: RunInfo) -> EarlierPages:
     """The pages a recorded run carried from earlier runs, for its replay to carry as it did."""
-    return {(entry.origin, entry.key): (run, entry) for entry in read_manifest(run)
-            if entry.kind == "page" and entry.carried}
+    return EarlierPages({(entry.origin, entry.key): (run, entry) for entry in read_manifest(run)
+                         if entry.kind == "page" and entry.carried})
 
 
 def _sync(settings: Settings, *, query, offline, sources, include_multilingual, progress, bulk) -> SyncResult:

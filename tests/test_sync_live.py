@@ -610,6 +610,52 @@ def test_a_page_robots_txt_keeps_casefile_from_is_stood_in_for_by_its_earlier_co
                     if line.get("carried")]
 
 
+def test_a_source_whose_pages_all_vanish_at_once_is_left_out_and_keeps_its_sightings(server, cli, data_dir):
+    """Every listeblanche.fr page of the run answers 404 where the run before found them (the site
+    moved its pages): before, every card lost its sightings from the site, exit 0. Now the source is
+    left out of the run, with a warning, and the warehouse keeps them; one page gone while another
+    is found is taken as the site says. (Two pages asked, the others kept away by robots.txt, so
+    the runs stay short.)"""
+    from conftest import FIXTURES
+
+    falcon, masks = "/carte/mkm/case-of-the-filched-falcon-mkm-44", "/carte/mkm/case-of-the-burning-masks-mkm-113"
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    kept = """SELECT c.name, s.sighting_id, s.doc_id FROM ruling_sighting s JOIN card c USING (oracle_id)
+              WHERE s.origin = 'listeblanche' ORDER BY ALL"""
+    body = {path: (FIXTURES / "pages" / ("listeblanche_mkm_" + path.removeprefix("/carte/mkm/") + ".html")).read_bytes()
+            for path in (falcon, masks)}
+    with FakeScryfall([], {}, {}) as pages:
+        pages.add_page("/robots.txt", f"User-agent: *\nAllow: {falcon}\nAllow: {masks}\nDisallow: /carte/\n".encode(),
+                       content_type="text/plain")
+
+        def sync(**status: int):
+            for path, name in ((falcon, "falcon"), (masks, "masks")):
+                code = status.get(name, 200)
+                pages.add_page(path, body[path] if code == 200 else b"<html><body>Not found</body></html>",
+                               status=code)
+            result = cli("sync", "--api-url", server.url, "--sources", "api,listeblanche",
+                         CASEFILE_LISTEBLANCHE_URL=pages.url)
+            assert result.returncode == 0, result.stderr
+            return result
+
+        assert "none of the" not in sync().stderr
+        both = rows(db, kept)
+        assert {name for name, *_ in both} == {"Case of the Filched Falcon", "Case of the Burning Masks"}
+
+        moved = sync(falcon=404, masks=404)
+        assert "none of the 2 pages of listeblanche asked in this run answered with the page" in moved.stderr
+        assert rows(db, kept) == both
+        newest = max(p for p in (data_dir / "raw").iterdir() if (p / "run.json").exists())
+        assert json.loads((newest / "run.json").read_text())["sources"] == ["api"]
+
+        again = sync(falcon=404, masks=404)  # the runs that found the pages are older than the one left out
+        assert "none of the 2 pages" in again.stderr and rows(db, kept) == both
+
+        one_gone = sync(falcon=404)
+        assert "none of the" not in one_gone.stderr
+        assert rows(db, kept) == [row for row in both if row[0] == "Case of the Burning Masks"]
+
+
 class _RulingsListGoesOn(FakeScryfall):
     """Answers one card's rulings as a list object whose has_more is true, its other rulings on a
     next_page (constructed from Scryfall's list object format: a list may be paginated)."""

@@ -14,7 +14,7 @@ import functools
 import logging
 import re
 import unicodedata
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING, Callable
@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
 from ..errors import Aborted, LockBusy, ParseError, SourceUnavailable, TryAgainLater, UnrecognizedPage
 from ..wire import HTML_ACCEPT, BodyProblem
-from ..rawstore import DocEntry, RunInfo, RunWriter
+from ..rawstore import EarlierPages, RunWriter
 from .fetch import fetch_and_save
 
 if TYPE_CHECKING:
@@ -345,8 +345,11 @@ def _can_fetch(parser: RobotFileParser, user_agent: str, url: str) -> bool:
     return best is None or best[1]
 
 
-# The newest earlier answer for each page, by origin and key: (its run, its manifest entry).
-EarlierPages = Mapping[tuple[str, str | None], tuple[RunInfo, DocEntry]]
+# A page source none of whose pages answered with the page, where earlier runs found some of
+# them, is left out of the run when it asked at least this many: every card's page gone at once
+# is the site's doing (its pages moved, or an outage behind 404s), not each card's. One page
+# missing (a query of one card, the wiki's page) is taken as the site says.
+VANISHED_MIN_PAGES = 2
 
 
 class PageExtractor:
@@ -354,9 +357,10 @@ class PageExtractor:
                  not_fetched: Collection[str] = (), earlier: Callable[[], EarlierPages] | None = None):
         """``not_fetched`` (a replay): the pages the recorded run did not fetch because robots.txt
         kept it from them (its ``not_fetched``); the replay skips them as the run did.
-        ``earlier``: called once, when a page is not fetched, for the answers whose copies may
-        stand in for such pages (``RawStore.newest_pages``; a replay: the recorded run's carried
-        pages)."""
+        ``earlier``: called once, when a page is not fetched or a source answers no page, for what
+        earlier runs got of the pages (``RawStore.earlier_pages``; a replay: the recorded run's
+        carried pages, and no source found before, as its run.json already leaves out the sources
+        the run left out)."""
         self.transport, self.writer, self.settings, self.progress = transport, writer, settings, progress
         self.robots = Robots(transport, writer, settings.page_interval_s, robots, settings.user_agent)
         self.not_fetched = frozenset(not_fetched)
@@ -382,13 +386,14 @@ class PageExtractor:
             return f"robots.txt asks a Crawl-delay of {delay:g} s, over the {cap:g} s casefile waits"
         return None
 
+    def _earlier_runs(self) -> EarlierPages:
+        if self._earlier_pages is None:
+            self._earlier_pages = self._earlier() if self._earlier is not None else EarlierPages({})
+        return self._earlier_pages
+
     def _carry(self, url: str, origin: str, key: str, reason: str, result: PageExtract) -> None:
         """Let the newest earlier copy of a page not fetched stand in for it, if it was a page (200)."""
-        if self._earlier is None:
-            return
-        if self._earlier_pages is None:
-            self._earlier_pages = self._earlier()
-        found = self._earlier_pages.get((origin, key))
+        found = self._earlier_runs().newest.get((origin, key))
         if found is None or found[1].status != 200:
             log.info("no earlier copy of %s stands in for it: the card has no sightings from %s in this run",
                      url, origin)
@@ -399,9 +404,10 @@ class PageExtractor:
         log.info("the copy of %s fetched at %s (run %s) stands in for it", url, entry.fetched_at, run.run_id)
 
     def _fetch(self, url: str, origin: str, key: str, result: PageExtract,
-               expected: list[str] | str | None) -> None:
-        """Fetch ``url`` (which robots.txt lets casefile fetch: ``_why_not``). ``expected``: the
-        card's names (or the wiki page's title) the page must show (``page_check``)."""
+               expected: list[str] | str | None) -> bool:
+        """Fetch ``url`` (which robots.txt lets casefile fetch: ``_why_not``); whether it answered
+        with the page (200). ``expected``: the card's names (or the wiki page's title) the page
+        must show (``page_check``)."""
         host = urlsplit(url).netloc
         response, _ = fetch_and_save(self.transport, self.writer, url, origin=origin, kind="page", key=key,
                                      pacing=[(f"host:{host}", self.robots.host_interval(url))], accept=HTML_ACCEPT,
@@ -421,15 +427,22 @@ class PageExtractor:
         elif response.status != 200:
             log.warning("%s answered %s; recorded, no rulings read from it", url, response.status)
             result.missing.append(url)
+        return response.status == 200
 
     def run(self, sources: list[str], query: str, printings_by_oracle: dict[str, dict]) -> PageExtract:
         """``printings_by_oracle``: for each Oracle card with rulings, the printing that stands for it.
-        A page source whose pages robots.txt all kept casefile from is in ``left_out``; of the other
-        sources, each page robots.txt kept casefile from is stood in for by its newest earlier copy,
-        if there is one (``carried``), so that the card keeps its sightings from that site."""
+        A page source whose pages robots.txt all kept casefile from is in ``left_out``, and so is one
+        none of whose pages (``VANISHED_MIN_PAGES`` or more) answered with the page where earlier
+        runs got some of the same pages
+        (the site moved them, or is down behind 404s: read as "no rulings", every card would lose
+        its sightings from the site); of the other sources, each page robots.txt kept casefile from is stood in for by
+        its newest earlier copy, if there is one (``carried``), so that the card keeps its
+        sightings from that site."""
         s, result = self.settings, PageExtract()
         asked: dict[str, int] = {}
         fetched: dict[str, int] = {}
+        found: dict[str, int] = {}  # answered with the page (200)
+        answered: dict[str, list[tuple[str, str]]] = {}  # (origin, key) of each page fetched
         skipped: list[tuple[str, str, str, str, str]] = []  # (source, url, origin, key, why)
 
         def fetch(source: str, url: str, origin: str, key: str, expected: list[str] | str | None) -> None:
@@ -439,8 +452,9 @@ class PageExtractor:
                 result.disallowed.append(url)
                 skipped.append((source, url, origin, key, why))
                 return
-            self._fetch(url, origin, key, result, expected)
+            found[source] = found.get(source, 0) + self._fetch(url, origin, key, result, expected)
             fetched[source] = fetched.get(source, 0) + 1
+            answered.setdefault(source, []).append((origin, key))
 
         if "wiki" in sources:
             url = wiki_page_for(query, s.wiki_url, s.wiki_page)
@@ -457,6 +471,15 @@ class PageExtractor:
                 if url:
                     fetch("scryfall-page", url, "scryfall-page", oracle_id, card_names(printing))
         result.left_out = [source for source in sources if asked.get(source) and not fetched.get(source)]
+        for source in sources:
+            if fetched.get(source, 0) >= VANISHED_MIN_PAGES and not found.get(source) and \
+                    not self._earlier_runs().found.isdisjoint(answered[source]):
+                log.warning("none of the %d pages of %s asked in this run answered with the page (404 or another "
+                            "answer), where earlier runs found some of them: %s is left out of this run and its "
+                            "rulings from earlier runs are kept. If the site moved its pages, its address setting "
+                            "(CASEFILE_LISTEBLANCHE_URL, CASEFILE_SCRYFALL_WEB_URL) needs a change",
+                            fetched[source], source, source)
+                result.left_out.append(source)
         for source, url, origin, key, why in skipped:
             if source not in result.left_out:
                 self._carry(url, origin, key, why, result)
