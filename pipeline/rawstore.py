@@ -585,7 +585,7 @@ class RawStore:
                         return run, entry
         return None
 
-    def earlier_pages(self) -> "EarlierPages":
+    def earlier_pages(self) -> EarlierPages:
         """What the complete runs got of the rulings pages: the newest answer for each page, and
         the pages that ever answered with the page."""
         newest: dict[tuple[str, str | None], tuple[RunInfo, DocEntry]] = {}

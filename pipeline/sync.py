@@ -212,10 +212,8 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
                     writer.update_meta({"not_fetched": pages.disallowed})
                 if pages.carried:
                     log.info("%d page(s) robots.txt kept casefile from are stood in for by their earlier copies",
-                                len(pages.carried))
+                             len(pages.carried))
                 if pages.left_out:  # the run is then no view of them: the warehouse keeps their pages
-                    log.warning("robots.txt let no page of %s be fetched: left out of this run, its rulings "
-                                "from earlier runs are kept", ", ".join(pages.left_out))
                     writer.update_meta({"sources": [s for s in plan.sources if s not in pages.left_out]})
         if chosen != meta["plan"]:
             writer.update_meta({"plan": chosen})

@@ -644,6 +644,7 @@ def test_a_source_whose_pages_all_vanish_at_once_is_left_out_and_keeps_its_sight
 
         moved = sync(falcon=404, masks=404)
         assert "none of the 2 pages of listeblanche asked in this run answered with the page" in moved.stderr
+        assert "robots.txt let no page" not in moved.stderr
         assert rows(db, kept) == both
         newest = max(p for p in (data_dir / "raw").iterdir() if (p / "run.json").exists())
         assert json.loads((newest / "run.json").read_text())["sources"] == ["api"]

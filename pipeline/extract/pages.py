@@ -433,11 +433,10 @@ class PageExtractor:
         """``printings_by_oracle``: for each Oracle card with rulings, the printing that stands for it.
         A page source whose pages robots.txt all kept casefile from is in ``left_out``, and so is one
         none of whose pages (``VANISHED_MIN_PAGES`` or more) answered with the page where earlier
-        runs got some of the same pages
-        (the site moved them, or is down behind 404s: read as "no rulings", every card would lose
-        its sightings from the site); of the other sources, each page robots.txt kept casefile from is stood in for by
-        its newest earlier copy, if there is one (``carried``), so that the card keeps its
-        sightings from that site."""
+        runs got some of the same pages (the site moved them, or is down behind 404s: read as "no
+        rulings", every card would lose its sightings from the site). Of the other sources, each
+        page robots.txt kept casefile from is stood in for by its newest earlier copy, if there is
+        one (``carried``), so that the card keeps its sightings from that site."""
         s, result = self.settings, PageExtract()
         asked: dict[str, int] = {}
         fetched: dict[str, int] = {}
@@ -471,6 +470,9 @@ class PageExtractor:
                 if url:
                     fetch("scryfall-page", url, "scryfall-page", oracle_id, card_names(printing))
         result.left_out = [source for source in sources if asked.get(source) and not fetched.get(source)]
+        if result.left_out:
+            log.warning("robots.txt let no page of %s be fetched: left out of this run, its rulings from earlier "
+                        "runs are kept", ", ".join(result.left_out))
         for source in sources:
             if fetched.get(source, 0) >= VANISHED_MIN_PAGES and not found.get(source) and \
                     not self._earlier_runs().found.isdisjoint(answered[source]):
