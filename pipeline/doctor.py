@@ -124,14 +124,17 @@ def _last_runs(runs, now: datetime) -> list[Finding]:
     ingests (one warehouse may be synced for several queries, each by a cron line of its own):
     the runs that failed, were aborted or rejected since the job's last complete one (a job whose
     syncs keep failing exits non-zero each time; this says since when and why), else how long ago
-    its last complete run started. Runs that never finished and damaged ones have findings of their
-    own."""
+    its last complete run started; and the page sources that run left out. Runs that never
+    finished and damaged ones have findings of their own."""
     jobs: dict[str, list] = {}
     for run in runs:
         if run.damaged is None:
             jobs.setdefault(_job(run), []).append(run)
-    return [_job_finding(job, runs_of, now) for job, runs_of in sorted(jobs.items())
-            if any(run.complete or run.status in ENDED for run in runs_of)]
+    findings = []
+    for job, runs_of in sorted(jobs.items()):
+        if any(run.complete or run.status in ENDED for run in runs_of):
+            findings += [_job_finding(job, runs_of, now), *_left_out(job, runs_of, now)]
+    return findings
 
 
 def _job(run) -> str:
@@ -160,6 +163,27 @@ def _job_finding(job: str, runs, now: datetime) -> Finding:
         return Finding("warn", "runs", f"{job}: run {newest.run_id} {newest.status}; {after}: {reason}")
     return Finding("warn", "runs", f"{job}: {len(since)} runs did not complete, from {since[0].run_id}; {after}; "
                                    f"the newest, {newest.run_id}, {newest.status}: {reason}")
+
+
+def _left_out(job: str, runs, now: datetime) -> list[Finding]:
+    """A warning for each page source the job's newest complete run left out (its run.json's
+    ``left_out``: robots.txt let none of its pages be fetched, or none answered with the page):
+    the warehouse serves that source's rulings from the newest complete run that fetched it,
+    which the warning names with its age, so that a source left out day after day is seen."""
+    from .prune import run_time
+
+    complete = [run for run in runs if run.complete]
+    left_out = complete[-1].meta.get("left_out") if complete else None
+    if not isinstance(left_out, dict):
+        return []
+    findings = []
+    for source, why in left_out.items():
+        last = next((run for run in reversed(complete) if source in (run.meta.get("sources") or ())), None)
+        served = (f"its rulings are those of run {last.run_id}, {_age(now - run_time(last))} ago" if last
+                  else "no complete run brought its rulings")
+        findings.append(Finding("warn", "runs", f"{job}: {source} left out of the newest complete run, "
+                                                f"{complete[-1].run_id} ({why}); {served}"))
+    return findings
 
 
 def _age(delta: timedelta) -> str:

@@ -214,7 +214,11 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
                     log.info("%d page(s) robots.txt kept casefile from are stood in for by their earlier copies",
                              len(pages.carried))
                 if pages.left_out:  # the run is then no view of them: the warehouse keeps their pages
-                    writer.update_meta({"sources": [s for s in plan.sources if s not in pages.left_out]})
+                    writer.update_meta({"sources": [s for s in plan.sources if s not in pages.left_out],
+                                        "left_out": pages.left_out})
+            if isinstance(plan.transport, ReplayTransport) and plan.transport.run.meta.get("left_out"):
+                # a replay takes the recording's sources, which lack those: left out for the same reason
+                writer.update_meta({"left_out": plan.transport.run.meta["left_out"]})
         if chosen != meta["plan"]:
             writer.update_meta({"plan": chosen})
         traffic = _traffic(plan.transport)

@@ -16,8 +16,9 @@ NOW = datetime(2026, 12, 5, 12, 0, tzinfo=timezone.utc)
 
 
 def _run(store: RawStore, ago: timedelta, outcome: str, reason: str = "TryAgainLater: gave up after 5 attempts",
-         query: str | None = "q"):
+         query: str | None = "q", **more):
     meta = {"query": query, "sources": ["api"]} if query is not None else {"mode": "ingest", "sources": ["rules"]}
+    meta.update(more)
     writer = store.new_run(meta, run_id=new_run_id(NOW - ago))
     if outcome in ("complete", "rejected"):
         writer.finish({})
@@ -80,3 +81,30 @@ def test_each_query_and_the_rules_ingests_are_told_apart(tmp_path):
 def test_an_age_is_told_in_its_largest_whole_unit():
     assert [_age(timedelta(seconds=s)) for s in (-5, 59, 60, 3599, 7200, 86_399, 86_400, 10 * 86_400 + 5)] == [
         "0 minutes", "0 minutes", "1 minute", "59 minutes", "2 hours", "23 hours", "1 day", "10 days"]
+
+
+def test_a_page_source_the_newest_complete_run_left_out_is_warned_of_with_the_run_its_rulings_are_from(tmp_path):
+    """run.json's ``left_out`` as a sync writes it (``sources`` without the source, and why); the
+    runs and reasons are constructed. Left out day after day, the warning names the last run that
+    brought the source's rulings and how old it is."""
+    store = RawStore(tmp_path)
+    why, robots = "none of its pages answered with the page, where earlier runs found them", "robots.txt said no"
+    both = _run(store, timedelta(days=3, hours=2), "complete", sources=["api", "wiki", "listeblanche"])
+    wiki = _run(store, timedelta(days=2), "complete", sources=["api", "wiki"], left_out={"listeblanche": why})
+    _run(store, timedelta(hours=2), "failed")  # not complete: the newest complete run is the one before
+    newest = _run(store, timedelta(days=1), "complete", sources=["api"], left_out={"listeblanche": why, "wiki": robots})
+    assert _findings(store)[1:] == [
+        ("warn", "runs", f"sync q: listeblanche left out of the newest complete run, {newest} ({why}); "
+                         f"its rulings are those of run {both}, 3 days ago"),
+        ("warn", "runs", f"sync q: wiki left out of the newest complete run, {newest} ({robots}); "
+                         f"its rulings are those of run {wiki}, 2 days ago")]
+    back = _run(store, timedelta(hours=1), "complete", sources=["api", "wiki", "listeblanche"])
+    assert _findings(store) == [("ok", "runs", f"sync q: last complete run {back}, 1 hour ago")]
+
+
+def test_a_source_no_complete_run_brought_is_said_to_have_none(tmp_path):
+    store = RawStore(tmp_path)
+    newest = _run(store, timedelta(minutes=5), "complete", left_out={"scryfall-page": "why"})
+    assert _findings(store)[1:] == [
+        ("warn", "runs", f"sync q: scryfall-page left out of the newest complete run, {newest} (why); "
+                         "no complete run brought its rulings")]

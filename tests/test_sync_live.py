@@ -610,13 +610,14 @@ def test_a_page_robots_txt_keeps_casefile_from_is_stood_in_for_by_its_earlier_co
                     if line.get("carried")]
 
 
-def test_a_source_whose_pages_all_vanish_at_once_is_left_out_and_keeps_its_sightings(server, cli, data_dir):
+def test_a_source_whose_pages_all_vanish_at_once_is_left_out_and_keeps_its_sightings(server, cli, data_dir,
+                                                                                          tmp_path):
     """Every listeblanche.fr page of the run answers 404 where the run before found them (the site
     moved its pages): before, every card lost its sightings from the site, exit 0. Now the source is
     left out of the run, with a warning, and the warehouse keeps them; one page gone while another
     is found is taken as the site says. (Two pages asked, the others kept away by robots.txt, so
     the runs stay short.)"""
-    from conftest import FIXTURES
+    from conftest import FIXTURES, run_cli
 
     falcon, masks = "/carte/mkm/case-of-the-filched-falcon-mkm-44", "/carte/mkm/case-of-the-burning-masks-mkm-113"
     db = data_dir / "warehouse" / "casefile.duckdb"
@@ -647,13 +648,24 @@ def test_a_source_whose_pages_all_vanish_at_once_is_left_out_and_keeps_its_sight
         assert "robots.txt let no page" not in moved.stderr
         assert rows(db, kept) == both
         newest = max(p for p in (data_dir / "raw").iterdir() if (p / "run.json").exists())
-        assert json.loads((newest / "run.json").read_text())["sources"] == ["api"]
+        meta = json.loads((newest / "run.json").read_text())
+        assert meta["sources"] == ["api"] and list(meta["left_out"]) == ["listeblanche"]
+        doctor = cli("doctor", "--format", "json")
+        assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+        [warning] = [f for f in json.loads(doctor.stdout) if "left out" in f["finding"]]
+        assert warning["level"] == "warn" and warning["finding"].startswith(
+            f'sync type:"Case": listeblanche left out of the newest complete run, {newest.name} (none of its pages')
+        elsewhere = tmp_path / "elsewhere"  # its replay leaves the source out as it did, and says why
+        elsewhere.mkdir()
+        assert run_cli(["sync", "--offline", str(newest)], elsewhere).returncode == 0
+        [replayed] = [p for p in (elsewhere / "raw").iterdir() if (p / "run.json").exists()]
+        assert json.loads((replayed / "run.json").read_text())["left_out"] == meta["left_out"]
 
         again = sync(falcon=404, masks=404)  # the runs that found the pages are older than the one left out
         assert "none of the 2 pages" in again.stderr and rows(db, kept) == both
 
         one_gone = sync(falcon=404)
-        assert "none of the" not in one_gone.stderr
+        assert "none of the" not in one_gone.stderr and "left out" not in cli("doctor", "--format", "json").stdout
         assert rows(db, kept) == [row for row in both if row[0] == "Case of the Burning Masks"]
 
 

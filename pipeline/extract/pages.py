@@ -172,9 +172,10 @@ class PageExtract:
     missing: list[str] = field(default_factory=list)
     # not fetched: robots.txt disallows them, or asks a Crawl-delay over max_crawl_delay_s
     disallowed: list[str] = field(default_factory=list)
-    # the page sources that asked for pages and had none fetched for that reason: the run leaves
-    # them out, so the warehouse keeps what earlier runs brought from them
-    left_out: list[str] = field(default_factory=list)
+    # the page sources the run leaves out, so that the warehouse keeps what earlier runs brought
+    # from them, each with why: robots.txt let none of their pages be fetched, or none of them
+    # answered with the page where earlier runs found them
+    left_out: dict[str, str] = field(default_factory=dict)
     # of the pages not fetched, of the sources the run keeps: those whose newest earlier copy (a
     # 200) stands in for them, linked into the run (``RunWriter.save_carried``)
     carried: list[str] = field(default_factory=list)
@@ -350,6 +351,9 @@ def _can_fetch(parser: RobotFileParser, user_agent: str, url: str) -> bool:
 # is the site's doing (its pages moved, or an outage behind 404s), not each card's. One page
 # missing (a query of one card, the wiki's page) is taken as the site says.
 VANISHED_MIN_PAGES = 2
+# why a run left a page source out (its run.json's ``left_out``)
+LEFT_OUT_ROBOTS = "robots.txt let none of its pages be fetched"
+LEFT_OUT_VANISHED = "none of its pages answered with the page, where earlier runs found them"
 
 
 class PageExtractor:
@@ -469,7 +473,8 @@ class PageExtractor:
                 url = scryfall_page_url(s.scryfall_web_url, printing)
                 if url:
                     fetch("scryfall-page", url, "scryfall-page", oracle_id, card_names(printing))
-        result.left_out = [source for source in sources if asked.get(source) and not fetched.get(source)]
+        result.left_out = {source: LEFT_OUT_ROBOTS for source in sources
+                           if asked.get(source) and not fetched.get(source)}
         if result.left_out:
             log.warning("robots.txt let no page of %s be fetched: left out of this run, its rulings from earlier "
                         "runs are kept", ", ".join(result.left_out))
@@ -481,7 +486,7 @@ class PageExtractor:
                             "rulings from earlier runs are kept. If the site moved its pages, its address setting "
                             "(CASEFILE_LISTEBLANCHE_URL, CASEFILE_SCRYFALL_WEB_URL) needs a change",
                             fetched[source], source, source)
-                result.left_out.append(source)
+                result.left_out[source] = LEFT_OUT_VANISHED
         for source, url, origin, key, why in skipped:
             if source not in result.left_out:
                 self._carry(url, origin, key, why, result)
