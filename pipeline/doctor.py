@@ -133,7 +133,8 @@ def _last_runs(runs, now: datetime) -> list[Finding]:
     findings = []
     for job, runs_of in sorted(jobs.items()):
         if any(run.complete or run.status in ENDED for run in runs_of):
-            findings += [_job_finding(job, runs_of, now), *_left_out(job, runs_of, now)]
+            findings += [_job_finding(job, runs_of, now), *_left_out(job, runs_of, now),
+                         *_carried(job, runs_of, now)]
     return findings
 
 
@@ -184,6 +185,34 @@ def _left_out(job: str, runs, now: datetime) -> list[Finding]:
         findings.append(Finding("warn", "runs", f"{job}: {source} left out of the newest complete run, "
                                                 f"{complete[-1].run_id} ({why}); {served}"))
     return findings
+
+
+def _carried(job: str, runs, now: datetime) -> list[Finding]:
+    """A warning when the job's newest complete run read pages robots.txt kept it from in their
+    earlier copies (manifest lines marked ``carried``): how many, and how old the oldest is."""
+    complete = [run for run in runs if run.complete]
+    if not complete:
+        return []
+    try:
+        carried = [entry for entry in read_manifest(complete[-1]) if entry.carried]
+    except CasefileError:  # an unreadable manifest has a finding of its own (raw)
+        return []
+    if not carried:
+        return []
+    fetched = [_time(entry.fetched_at) for entry in carried]
+    oldest = min((t for t in fetched if t is not None), default=None)
+    age = f", the oldest fetched {_age(now - oldest)} ago" if oldest is not None else ""
+    return [Finding("warn", "runs", f"{job}: {len(carried)} page(s) the newest complete run, {complete[-1].run_id}, "
+                                    f"did not fetch (robots.txt) are read from their earlier copies{age}")]
+
+
+def _time(value) -> datetime | None:
+    """A manifest's ``fetched_at`` (ISO 8601, UTC), or None when it is missing or unreadable."""
+    try:
+        found = datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
+    except ValueError:
+        return None
+    return found.replace(tzinfo=timezone.utc) if found is not None and found.tzinfo is None else found
 
 
 def _age(delta: timedelta) -> str:

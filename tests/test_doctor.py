@@ -108,3 +108,25 @@ def test_a_source_no_complete_run_brought_is_said_to_have_none(tmp_path):
     assert _findings(store)[1:] == [
         ("warn", "runs", f"sync q: scryfall-page left out of the newest complete run, {newest} (why); "
                          "no complete run brought its rulings")]
+
+
+def test_pages_the_newest_run_read_from_earlier_copies_are_warned_of_with_the_oldest_copy_s_age(tmp_path):
+    """A page fetched five days ago (a constructed body), then carried by the next run, as a sync
+    carries a page robots.txt keeps it from (``RunWriter.save_carried``)."""
+    from pipeline.wire import Response
+
+    store = RawStore(tmp_path)
+    fetched_at = (NOW - timedelta(days=5)).isoformat().replace("+00:00", "Z")
+    meta = {"query": "q", "sources": ["api", "listeblanche"]}
+    first = store.new_run(meta, run_id=new_run_id(NOW - timedelta(days=5)))
+    page = first.save(Response("https://listeblanche.fr/carte/x", "https://listeblanche.fr/carte/x", 200,
+                               {"content-type": "text/html"}, b"<html>constructed</html>", fetched_at),
+                      "listeblanche", "page", key="oracle-x")
+    first.finish({})
+    second = store.new_run(meta, run_id=new_run_id(NOW - timedelta(hours=3)))
+    second.save_carried(read_run(first.path), page, "robots.txt disallows it")
+    second.finish({})
+    assert _findings(store) == [
+        ("ok", "runs", f"sync q: last complete run {second.run_id}, 3 hours ago"),
+        ("warn", "runs", f"sync q: 1 page(s) the newest complete run, {second.run_id}, did not fetch (robots.txt) are "
+                         "read from their earlier copies, the oldest fetched 5 days ago")]

@@ -590,8 +590,12 @@ def test_a_page_robots_txt_keeps_casefile_from_is_stood_in_for_by_its_earlier_co
         assert {k: carried[k] for k in ("doc_id", "fetched_at", "status", "sha256")} == \
             {k: fetched[k] for k in ("doc_id", "fetched_at", "status", "sha256")}
         assert (second / carried["path"]).read_bytes() == (first / fetched["path"]).read_bytes()
-        doctor = cli("doctor")
+        doctor = cli("doctor", "--format", "json")
         assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+        [stale] = [f["finding"] for f in json.loads(doctor.stdout) if "earlier copies" in f["finding"]]
+        assert re.fullmatch(re.escape(f'sync type:"Case": 1 page(s) the newest complete run, {second.name}, did not '
+                                      "fetch (robots.txt) are read from their earlier copies, the oldest fetched ")
+                            + r"\d+ minutes? ago", stale), stale
         assert cli("prune", "--keep-days", "0").returncode == 0 and runs() == [second]  # the copy is the run's own
         assert cli("rebuild").returncode == 0
         assert rows(db, kept) == both
