@@ -443,9 +443,8 @@ class PageExtractor:
         one (``carried``), so that the card keeps its sightings from that site."""
         s, result = self.settings, PageExtract()
         asked: dict[str, int] = {}
-        fetched: dict[str, int] = {}
-        found: dict[str, int] = {}  # answered with the page (200)
-        answered: dict[str, list[tuple[str, str]]] = {}  # (origin, key) of each page fetched
+        fetched: dict[str, list[tuple[str, str]]] = {}  # (origin, key) of each page fetched
+        found: dict[str, int] = {}  # of those, the pages that answered with the page (200)
         skipped: list[tuple[str, str, str, str, str]] = []  # (source, url, origin, key, why)
 
         def fetch(source: str, url: str, origin: str, key: str, expected: list[str] | str | None) -> None:
@@ -456,8 +455,7 @@ class PageExtractor:
                 skipped.append((source, url, origin, key, why))
                 return
             found[source] = found.get(source, 0) + self._fetch(url, origin, key, result, expected)
-            fetched[source] = fetched.get(source, 0) + 1
-            answered.setdefault(source, []).append((origin, key))
+            fetched.setdefault(source, []).append((origin, key))
 
         if "wiki" in sources:
             url = wiki_page_for(query, s.wiki_url, s.wiki_page)
@@ -478,14 +476,14 @@ class PageExtractor:
         if result.left_out:
             log.warning("robots.txt let no page of %s be fetched: left out of this run, its rulings from earlier "
                         "runs are kept", ", ".join(result.left_out))
-        for source in sources:
-            if fetched.get(source, 0) >= VANISHED_MIN_PAGES and not found.get(source) and \
-                    not self._earlier_runs().found.isdisjoint(answered[source]):
+        for source, pages in fetched.items():
+            if len(pages) >= VANISHED_MIN_PAGES and not found[source] and \
+                    not self._earlier_runs().found.isdisjoint(pages):
                 log.warning("none of the %d pages of %s asked in this run answered with the page (404 or another "
                             "answer), where earlier runs found some of them: %s is left out of this run and its "
                             "rulings from earlier runs are kept. If the site moved its pages, its address setting "
                             "(CASEFILE_LISTEBLANCHE_URL, CASEFILE_SCRYFALL_WEB_URL) needs a change",
-                            fetched[source], source, source)
+                            len(pages), source, source)
                 result.left_out[source] = LEFT_OUT_VANISHED
         for source, url, origin, key, why in skipped:
             if source not in result.left_out:
