@@ -124,8 +124,8 @@ def _last_runs(runs, now: datetime) -> list[Finding]:
     ingests (one warehouse may be synced for several queries, each by a cron line of its own):
     the runs that failed, were aborted or rejected since the job's last complete one (a job whose
     syncs keep failing exits non-zero each time; this says since when and why), else how long ago
-    its last complete run started; and the page sources that run left out. Runs that never
-    finished and damaged ones have findings of their own."""
+    its last complete run started; and the page sources that run left out, and the pages it read
+    from earlier copies. Runs that never finished and damaged ones have findings of their own."""
     jobs: dict[str, list] = {}
     for run in runs:
         if run.damaged is None:
