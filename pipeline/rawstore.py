@@ -591,7 +591,12 @@ class RawStore:
         newest: dict[tuple[str, str | None], tuple[RunInfo, DocEntry]] = {}
         found: set[tuple[str, str | None]] = set()
         for run in reversed(self.complete_runs()):
-            for entry in reversed(read_manifest(run)):
+            try:
+                entries = read_manifest(run)
+            except (SourceDataError, OSError) as exc:  # doctor says so; its pages are not looked at
+                log.warning("the manifest of run %s cannot be read (%s): its pages are not looked at", run.run_id, exc)
+                continue
+            for entry in reversed(entries):
                 if entry.kind == "page":
                     newest.setdefault((entry.origin, entry.key), (run, entry))
                     if entry.status == 200:

@@ -81,6 +81,27 @@ def test_a_damaged_manifest_of_a_complete_run_is_an_error(tmp_path):
         read_manifest(read_run(writer.path))
 
 
+def test_earlier_pages_give_each_page_s_newest_answer_and_pass_over_a_manifest_that_cannot_be_read(tmp_path):
+    """What a sync looks up when a page is not fetched or a source answers no page (constructed
+    runs and bodies): the newest answer, whatever its status; the pages ever found; and a damaged
+    manifest of an old run does not fail the sync that asks (doctor reports it)."""
+    store = RawStore(tmp_path)
+    page = "https://listeblanche.fr/carte/x"
+    writers = [store.new_run({"query": "q"}, run_id=f"2026120{day}T000000.000000Z") for day in (1, 2, 3)]
+    writers[0].save(response(page, b"<html>x</html>"), "listeblanche", "page", key="x")
+    other = writers[0].save(response(page.replace("x", "y"), b"<html>y</html>"), "listeblanche", "page", key="y")
+    gone = writers[1].save(response(page, b"gone", status=404), "listeblanche", "page", key="x")
+    writers[2].save(response(page, b"<html>x again</html>"), "listeblanche", "page", key="x")
+    for writer in writers:
+        writer.finish({})
+    with open(writers[2].path / "manifest.jsonl", "ab") as fh:
+        fh.write(b"garbage\n")
+    earlier = store.earlier_pages()  # the third run's manifest cannot be read: the 404 is the newest
+    assert {key: (run.run_id, entry) for key, (run, entry) in earlier.newest.items()} == {
+        ("listeblanche", "x"): (writers[1].run_id, gone), ("listeblanche", "y"): (writers[0].run_id, other)}
+    assert earlier.found == {("listeblanche", "x"), ("listeblanche", "y")}
+
+
 def test_no_temporary_files_are_left_behind(tmp_path):
     store = RawStore(tmp_path)
     writer = store.new_run({})
