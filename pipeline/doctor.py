@@ -18,6 +18,7 @@ from datetime import datetime, timedelta, timezone
 import duckdb
 
 from . import cooldown
+from .clock import parse_utc_iso
 from .config import Settings
 from .errors import (EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_TEMPFAIL, EXIT_UNAVAILABLE, CasefileError,
                      ConfigError, NoWarehouse, damaged_warehouse)
@@ -133,8 +134,8 @@ def _last_runs(runs, now: datetime) -> list[Finding]:
     findings = []
     for job, runs_of in sorted(jobs.items()):
         if any(run.complete or run.status in ENDED for run in runs_of):
-            findings += [_job_finding(job, runs_of, now), *_left_out(job, runs_of, now),
-                         *_carried(job, runs_of, now)]
+            complete = [run for run in runs_of if run.complete]
+            findings += [_job_finding(job, runs_of, now), *_left_out(job, complete, now), *_carried(job, complete, now)]
     return findings
 
 
@@ -166,14 +167,14 @@ def _job_finding(job: str, runs, now: datetime) -> Finding:
                                    f"the newest, {newest.run_id}, {newest.status}: {reason}")
 
 
-def _left_out(job: str, runs, now: datetime) -> list[Finding]:
-    """A warning for each page source the job's newest complete run left out (its run.json's
-    ``left_out``: robots.txt let none of its pages be fetched, or none answered with the page):
-    the warehouse serves that source's rulings from the newest complete run that fetched it,
-    which the warning names with its age, so that a source left out day after day is seen."""
+def _left_out(job: str, complete, now: datetime) -> list[Finding]:
+    """A warning for each page source the job's newest complete run (the last of ``complete``) left
+    out (its run.json's ``left_out``: robots.txt let none of its pages be fetched, or none answered
+    with the page): the warehouse serves that source's rulings from the newest complete run that
+    fetched it, which the warning names with its age, so that a source left out day after day is
+    seen."""
     from .prune import run_time
 
-    complete = [run for run in runs if run.complete]
     left_out = complete[-1].meta.get("left_out") if complete else None
     if not isinstance(left_out, dict):
         return []
@@ -187,10 +188,10 @@ def _left_out(job: str, runs, now: datetime) -> list[Finding]:
     return findings
 
 
-def _carried(job: str, runs, now: datetime) -> list[Finding]:
-    """A warning when the job's newest complete run read pages robots.txt kept it from in their
-    earlier copies (manifest lines marked ``carried``): how many, and how old the oldest is."""
-    complete = [run for run in runs if run.complete]
+def _carried(job: str, complete, now: datetime) -> list[Finding]:
+    """A warning when the job's newest complete run (the last of ``complete``) read pages robots.txt
+    kept it from in their earlier copies (manifest lines marked ``carried``): how many, and how old
+    the oldest is."""
     if not complete:
         return []
     try:
@@ -199,20 +200,11 @@ def _carried(job: str, runs, now: datetime) -> list[Finding]:
         return []
     if not carried:
         return []
-    fetched = [_time(entry.fetched_at) for entry in carried]
+    fetched = [parse_utc_iso(entry.fetched_at) for entry in carried]
     oldest = min((t for t in fetched if t is not None), default=None)
     age = f", the oldest fetched {_age(now - oldest)} ago" if oldest is not None else ""
     return [Finding("warn", "runs", f"{job}: {len(carried)} page(s) the newest complete run, {complete[-1].run_id}, "
                                     f"did not fetch (robots.txt) are read from their earlier copies{age}")]
-
-
-def _time(value) -> datetime | None:
-    """A manifest's ``fetched_at`` (ISO 8601, UTC), or None when it is missing or unreadable."""
-    try:
-        found = datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
-    except ValueError:
-        return None
-    return found.replace(tzinfo=timezone.utc) if found is not None and found.tzinfo is None else found
 
 
 def _age(delta: timedelta) -> str:

@@ -403,7 +403,9 @@ class PageExtractor:
                      url, origin)
             return
         run, entry = found
-        self.writer.save_carried(run, entry, entry.carried if url in self.not_fetched and entry.carried else reason)
+        if url in self.not_fetched and entry.carried:  # a replay: the recording carried it, and said why
+            reason = entry.carried
+        self.writer.save_carried(run, entry, reason)
         result.carried.append(url)
         log.info("the copy of %s fetched at %s (run %s) stands in for it", url, entry.fetched_at, run.run_id)
 
