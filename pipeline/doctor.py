@@ -118,6 +118,7 @@ def _raw_store(settings: Settings, running: bool, loaded: set[str] | None = None
 
 ENDED = ("failed", "aborted", "rejected")  # the statuses of a run that ended without being kept
 REASON_CHARS = 200  # of the reason the newest of them ended, in a finding
+PAGES_NAMED = 3  # of the pages a run found gone, those a finding names
 
 
 def _last_runs(runs, now: datetime) -> list[Finding]:
@@ -125,8 +126,9 @@ def _last_runs(runs, now: datetime) -> list[Finding]:
     ingests (one warehouse may be synced for several queries, each by a cron line of its own):
     the runs that failed, were aborted or rejected since the job's last complete one (a job whose
     syncs keep failing exits non-zero each time; this says since when and why), else how long ago
-    its last complete run started; and the page sources that run left out, and the pages it read
-    from earlier copies. Runs that never finished and damaged ones have findings of their own."""
+    its last complete run started; and the page sources that run left out, the pages it read
+    from earlier copies, and those it found gone. Runs that never finished and damaged ones have
+    findings of their own."""
     jobs: dict[str, list] = {}
     for run in runs:
         if run.damaged is None:
@@ -135,7 +137,8 @@ def _last_runs(runs, now: datetime) -> list[Finding]:
     for job, runs_of in sorted(jobs.items()):
         if any(run.complete or run.status in ENDED for run in runs_of):
             complete = [run for run in runs_of if run.complete]
-            findings += [_job_finding(job, runs_of, now), *_left_out(job, complete, now), *_carried(job, complete, now)]
+            findings += [_job_finding(job, runs_of, now), *_left_out(job, complete, now), *_carried(job, complete, now),
+                         *_gone(job, complete)]
     return findings
 
 
@@ -205,6 +208,25 @@ def _carried(job: str, complete, now: datetime) -> list[Finding]:
     age = f", the oldest fetched {_age(now - oldest)} ago" if oldest is not None else ""
     return [Finding("warn", "runs", f"{job}: {len(carried)} page(s) the newest complete run, {complete[-1].run_id}, "
                                     f"did not fetch (robots.txt) are read from their earlier copies{age}")]
+
+
+def _gone(job: str, complete) -> list[Finding]:
+    """A warning for each page source of which the job's newest complete run (the last of
+    ``complete``) found pages gone (its run.json's ``gone``: pages that answered 404 or 410 where the
+    last run to ask for them found the page), whose cards' sightings from the site the
+    warehouse no longer holds. The next run that asks for them, gone again, says nothing more."""
+    gone = complete[-1].meta.get("gone") if complete else None
+    if not isinstance(gone, dict):
+        return []
+    findings = []
+    for source, urls in gone.items():
+        if isinstance(urls, list) and urls:
+            named = ", ".join(urls[:PAGES_NAMED]) + (" …" if len(urls) > PAGES_NAMED else "")
+            findings.append(Finding("warn", "runs", f"{job}: {len(urls)} page(s) of {source} answered 404 or 410 "
+                                                    f"in the newest complete run, {complete[-1].run_id}, where the "
+                                                    f"last run to ask for them found the page: their cards' rulings "
+                                                    f"from {source} are no longer served ({named})"))
+    return findings
 
 
 def _age(delta: timedelta) -> str:

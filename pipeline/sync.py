@@ -216,9 +216,15 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
                 if pages.left_out:  # the run is then no view of them: the warehouse keeps their pages
                     writer.update_meta({"sources": [s for s in plan.sources if s not in pages.left_out],
                                         "left_out": pages.left_out})
-            if isinstance(plan.transport, ReplayTransport) and plan.transport.run.meta.get("left_out"):
-                # a replay takes the recording's sources, which lack those: left out for the same reason
-                writer.update_meta({"left_out": plan.transport.run.meta["left_out"]})
+                if pages.gone:  # for doctor: their cards lost their sightings from the site
+                    writer.update_meta({"gone": pages.gone})
+            if isinstance(plan.transport, ReplayTransport):
+                # a replay takes the recording's sources, which lack those it left out (for the same
+                # reason), and its history of the pages, against which the recording found pages gone
+                kept = {name: plan.transport.run.meta[name] for name in ("left_out", "gone")
+                        if plan.transport.run.meta.get(name)}
+                if kept:
+                    writer.update_meta(kept)
         if chosen != meta["plan"]:
             writer.update_meta({"plan": chosen})
         traffic = _traffic(plan.transport)

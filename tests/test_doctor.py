@@ -130,3 +130,22 @@ def test_pages_the_newest_run_read_from_earlier_copies_are_warned_of_with_the_ol
         ("ok", "runs", f"sync q: last complete run {second.run_id}, 3 hours ago"),
         ("warn", "runs", f"sync q: 1 page(s) the newest complete run, {second.run_id}, did not fetch (robots.txt) are "
                          "read from their earlier copies, the oldest fetched 5 days ago")]
+
+
+def test_pages_the_newest_complete_run_found_gone_are_warned_of_three_by_name(tmp_path):
+    """run.json's ``gone`` as a sync writes it (constructed URLs): each source's pages that answered
+    404 or 410 where the last run to ask for them found the page; three are named, the rest counted.
+    A value of another shape (a run.json edited by hand) is passed over. A later complete run without
+    ``gone`` ends the warning."""
+    store = RawStore(tmp_path)
+    urls = [f"https://listeblanche.fr/carte/x/{n}" for n in range(5)]
+    newest = _run(store, timedelta(hours=2), "complete", sources=["api", "listeblanche", "scryfall-page"],
+                  gone={"listeblanche": urls, "scryfall-page": "not a list"})
+    assert _findings(store)[1:] == [
+        ("warn", "runs", f"sync q: 5 page(s) of listeblanche answered 404 or 410 in the newest complete run, {newest}, "
+                         "where the last run to ask for them found the page: their cards' rulings from listeblanche "
+                         f"are no longer served ({', '.join(urls[:3])} …)")]
+    _run(store, timedelta(hours=1), "complete", gone=["not", "a", "dict"])
+    assert len(_findings(store)) == 1
+    later = _run(store, timedelta(minutes=30), "complete")
+    assert _findings(store) == [("ok", "runs", f"sync q: last complete run {later}, 30 minutes ago")]

@@ -614,6 +614,35 @@ def test_a_page_robots_txt_keeps_casefile_from_is_stood_in_for_by_its_earlier_co
                     if line.get("carried")]
 
 
+LISTEBLANCHE_SIGHTINGS = """SELECT c.name, s.sighting_id, s.doc_id FROM ruling_sighting s JOIN card c USING (oracle_id)
+                            WHERE s.origin = 'listeblanche' ORDER BY ALL"""
+
+
+def _two_listeblanche_pages(cli, server, pages):
+    """Serve two listeblanche.fr pages (the recorded ones of the Filched Falcon and the Burning Masks)
+    from ``pages``, robots.txt keeping casefile from the others so that the runs stay short; returns
+    ``sync(falcon=404, ...)``, a live sync with each page answering the status given (200 if none),
+    which must exit 0."""
+    from conftest import FIXTURES
+
+    falcon, masks = "/carte/mkm/case-of-the-filched-falcon-mkm-44", "/carte/mkm/case-of-the-burning-masks-mkm-113"
+    body = {path: (FIXTURES / "pages" / ("listeblanche_mkm_" + path.removeprefix("/carte/mkm/") + ".html")).read_bytes()
+            for path in (falcon, masks)}
+    pages.add_page("/robots.txt", f"User-agent: *\nAllow: {falcon}\nAllow: {masks}\nDisallow: /carte/\n".encode(),
+                   content_type="text/plain")
+
+    def sync(**status: int):
+        for path, name in ((falcon, "falcon"), (masks, "masks")):
+            code = status.get(name, 200)
+            pages.add_page(path, body[path] if code == 200 else b"<html><body>Not found</body></html>", status=code)
+        result = cli("sync", "--api-url", server.url, "--sources", "api,listeblanche",
+                     CASEFILE_LISTEBLANCHE_URL=pages.url)
+        assert result.returncode == 0, result.stderr
+        return result
+
+    return sync
+
+
 def test_a_source_whose_pages_all_vanish_at_once_is_left_out_and_keeps_its_sightings(server, cli, data_dir,
                                                                                           tmp_path):
     """Every listeblanche.fr page of the run answers 404 where the run before found them (the site
@@ -621,28 +650,12 @@ def test_a_source_whose_pages_all_vanish_at_once_is_left_out_and_keeps_its_sight
     left out of the run, with a warning, and the warehouse keeps them; one page gone while another
     is found is taken as the site says. (Two pages asked, the others kept away by robots.txt, so
     the runs stay short.)"""
-    from conftest import FIXTURES, run_cli
+    from conftest import run_cli
 
-    falcon, masks = "/carte/mkm/case-of-the-filched-falcon-mkm-44", "/carte/mkm/case-of-the-burning-masks-mkm-113"
     db = data_dir / "warehouse" / "casefile.duckdb"
-    kept = """SELECT c.name, s.sighting_id, s.doc_id FROM ruling_sighting s JOIN card c USING (oracle_id)
-              WHERE s.origin = 'listeblanche' ORDER BY ALL"""
-    body = {path: (FIXTURES / "pages" / ("listeblanche_mkm_" + path.removeprefix("/carte/mkm/") + ".html")).read_bytes()
-            for path in (falcon, masks)}
     with FakeScryfall([], {}, {}) as pages:
-        pages.add_page("/robots.txt", f"User-agent: *\nAllow: {falcon}\nAllow: {masks}\nDisallow: /carte/\n".encode(),
-                       content_type="text/plain")
-
-        def sync(**status: int):
-            for path, name in ((falcon, "falcon"), (masks, "masks")):
-                code = status.get(name, 200)
-                pages.add_page(path, body[path] if code == 200 else b"<html><body>Not found</body></html>",
-                               status=code)
-            result = cli("sync", "--api-url", server.url, "--sources", "api,listeblanche",
-                         CASEFILE_LISTEBLANCHE_URL=pages.url)
-            assert result.returncode == 0, result.stderr
-            return result
-
+        sync = _two_listeblanche_pages(cli, server, pages)
+        kept = LISTEBLANCHE_SIGHTINGS
         assert "none of the" not in sync().stderr
         both = rows(db, kept)
         assert {name for name, *_ in both} == {"Case of the Filched Falcon", "Case of the Burning Masks"}
@@ -671,6 +684,50 @@ def test_a_source_whose_pages_all_vanish_at_once_is_left_out_and_keeps_its_sight
         one_gone = sync(falcon=404)
         assert "none of the" not in one_gone.stderr and "left out" not in cli("doctor", "--format", "json").stdout
         assert rows(db, kept) == [row for row in both if row[0] == "Case of the Burning Masks"]
+
+
+def test_a_page_gone_since_the_run_before_is_warned_of_once_by_the_sync_and_by_doctor(server, cli, data_dir,
+                                                                                         tmp_path):
+    """A card's listeblanche.fr page answers 404 where the run before found it: the card's sightings
+    from the site go (a page removed cannot be told from one moved), which no change event records.
+    Before, the sync said so at INFO only and exited 0; now it warns, names the page in run.json
+    (``gone``), and doctor warns of it until a later run; a replay keeps the record. The next run,
+    the page still gone, warns of nothing."""
+    from conftest import run_cli
+
+    with FakeScryfall([], {}, {}) as pages:
+        sync = _two_listeblanche_pages(cli, server, pages)
+        assert "answered 404 or 410" not in sync().stderr
+        falcon = pages.url + "/carte/mkm/case-of-the-filched-falcon-mkm-44"
+        db = data_dir / "warehouse" / "casefile.duckdb"
+
+        gone = sync(falcon=404)
+        assert ("1 page(s) of listeblanche answered 404 or 410 where the last run to ask for them found the page: "
+                "their cards' rulings from listeblanche go from the warehouse") in gone.stderr
+        assert falcon in gone.stderr
+        assert {name for name, *_ in rows(db, LISTEBLANCHE_SIGHTINGS)} == {"Case of the Burning Masks"}
+        newest = max(p for p in (data_dir / "raw").iterdir() if (p / "run.json").exists())
+        meta = json.loads((newest / "run.json").read_text())
+        assert meta["gone"] == {"listeblanche": [falcon]} and meta["sources"] == ["api", "listeblanche"]
+        doctor = cli("doctor", "--format", "json")
+        assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+        [warning] = [f for f in json.loads(doctor.stdout) if "404 or 410" in f["finding"]]
+        assert warning["level"] == "warn" and warning["finding"] == (
+            f'sync type:"Case": 1 page(s) of listeblanche answered 404 or 410 in the newest complete run, '
+            f"{newest.name}, where the last run to ask for them found the page: their cards' rulings from "
+            f"listeblanche are no longer served ({falcon})")
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        replay = run_cli(["sync", "--offline", str(newest)], elsewhere, CASEFILE_LISTEBLANCHE_URL=pages.url)
+        assert replay.returncode == 0, replay.stderr
+        [replayed] = [p for p in (elsewhere / "raw").iterdir() if (p / "run.json").exists()]
+        assert json.loads((replayed / "run.json").read_text())["gone"] == meta["gone"]
+
+        still = sync(falcon=404)
+        assert "answered 404 or 410" not in still.stderr
+        assert "404 or 410" not in cli("doctor", "--format", "json").stdout
+        newest = max(p for p in (data_dir / "raw").iterdir() if (p / "run.json").exists())
+        assert "gone" not in json.loads((newest / "run.json").read_text())
 
 
 class _RulingsListGoesOn(FakeScryfall):

@@ -179,6 +179,9 @@ class PageExtract:
     # of the pages not fetched, of the sources the run keeps: those whose newest earlier copy (a
     # 200) stands in for them, linked into the run (``RunWriter.save_carried``)
     carried: list[str] = field(default_factory=list)
+    # of the sources the run keeps, the pages that answered 404 or 410 where the newest earlier
+    # answer was the page: their cards lose their sightings from the site (run.json's ``gone``)
+    gone: dict[str, list[str]] = field(default_factory=dict)
 
 
 class Robots:
@@ -354,6 +357,8 @@ VANISHED_MIN_PAGES = 2
 # why a run left a page source out (its run.json's ``left_out``)
 LEFT_OUT_ROBOTS = "robots.txt let none of its pages be fetched"
 LEFT_OUT_VANISHED = "none of its pages answered with the page, where earlier runs found them"
+# the pages gone since the run before that a warning names (the others are counted)
+GONE_SHOWN = 3
 
 
 class PageExtractor:
@@ -361,7 +366,7 @@ class PageExtractor:
                  not_fetched: Collection[str] = (), earlier: Callable[[], EarlierPages] | None = None):
         """``not_fetched`` (a replay): the pages the recorded run did not fetch because robots.txt
         kept it from them (its ``not_fetched``); the replay skips them as the run did.
-        ``earlier``: called once, when a page is not fetched or a source answers no page, for what
+        ``earlier``: called once, when a page is not fetched or answers 404 or 410, for what
         earlier runs got of the pages (``RawStore.earlier_pages``; a replay: the recorded run's
         carried pages, and no source found before, as its run.json already leaves out the sources
         the run left out)."""
@@ -410,9 +415,9 @@ class PageExtractor:
         log.info("the copy of %s fetched at %s (run %s) stands in for it", url, entry.fetched_at, run.run_id)
 
     def _fetch(self, url: str, origin: str, key: str, result: PageExtract,
-               expected: list[str] | str | None) -> bool:
-        """Fetch ``url`` (which robots.txt lets casefile fetch: ``_why_not``); whether it answered
-        with the page (200). ``expected``: the card's names (or the wiki page's title) the page
+               expected: list[str] | str | None) -> int:
+        """Fetch ``url`` (which robots.txt lets casefile fetch: ``_why_not``); the status it
+        answered with (200: the page). ``expected``: the card's names (or the wiki page's title) the page
         must show (``page_check``)."""
         host = urlsplit(url).netloc
         response, _ = fetch_and_save(self.transport, self.writer, url, origin=origin, kind="page", key=key,
@@ -433,7 +438,7 @@ class PageExtractor:
         elif response.status != 200:
             log.warning("%s answered %s; recorded, no rulings read from it", url, response.status)
             result.missing.append(url)
-        return response.status == 200
+        return response.status
 
     def run(self, sources: list[str], query: str, printings_by_oracle: dict[str, dict]) -> PageExtract:
         """``printings_by_oracle``: for each Oracle card with rulings, the printing that stands for it.
@@ -442,11 +447,14 @@ class PageExtractor:
         runs got some of the same pages (the site moved them, or is down behind 404s: read as "no
         rulings", every card would lose its sightings from the site). Of the other sources, each
         page robots.txt kept casefile from is stood in for by its newest earlier copy, if there is
-        one (``carried``), so that the card keeps its sightings from that site."""
+        one (``carried``), so that the card keeps its sightings from that site; and each page that
+        answers 404 or 410 where the newest earlier answer was the page is in ``gone``, with a
+        warning, as its card loses its sightings from the site."""
         s, result = self.settings, PageExtract()
         asked: dict[str, int] = {}
         fetched: dict[str, list[tuple[str, str]]] = {}  # (origin, key) of each page fetched
         found: dict[str, int] = {}  # of those, the pages that answered with the page (200)
+        missing: dict[str, list[tuple[str, str, str]]] = {}  # (url, origin, key) of those that answered 404, 410
         skipped: list[tuple[str, str, str, str, str]] = []  # (source, url, origin, key, why)
 
         def fetch(source: str, url: str, origin: str, key: str, expected: list[str] | str | None) -> None:
@@ -456,8 +464,11 @@ class PageExtractor:
                 result.disallowed.append(url)
                 skipped.append((source, url, origin, key, why))
                 return
-            found[source] = found.get(source, 0) + self._fetch(url, origin, key, result, expected)
+            status = self._fetch(url, origin, key, result, expected)
+            found[source] = found.get(source, 0) + (status == 200)
             fetched.setdefault(source, []).append((origin, key))
+            if status in (404, 410):
+                missing.setdefault(source, []).append((url, origin, key))
 
         if "wiki" in sources:
             url = wiki_page_for(query, s.wiki_url, s.wiki_page)
@@ -490,4 +501,23 @@ class PageExtractor:
         for source, url, origin, key, why in skipped:
             if source not in result.left_out:
                 self._carry(url, origin, key, why, result)
+        for source, pages in missing.items():
+            if source not in result.left_out:
+                self._gone(source, pages, result)
         return result
+
+    def _gone(self, source: str, pages: list[tuple[str, str, str]], result: PageExtract) -> None:
+        """Warn of the pages of ``source`` (url, origin, key) that answered 404 or 410 where the
+        newest earlier answer was the page: the warehouse then drops their cards' sightings from
+        the site, which no change event records. A page still gone in the next run is not warned
+        of again."""
+        newest = self._earlier_runs().newest
+        gone = [url for url, origin, key in pages
+                if (origin, key) in newest and newest[origin, key][1].status == 200]
+        if not gone:
+            return
+        result.gone[source] = gone
+        shown = ", ".join(gone[:GONE_SHOWN]) + (f" and {len(gone) - GONE_SHOWN} more" if len(gone) > GONE_SHOWN else "")
+        log.warning("%d page(s) of %s answered 404 or 410 where the last run to ask for them found the page: their "
+                    "cards' rulings from %s go from the warehouse (if the site moved them, its address setting needs "
+                    "a change): %s", len(gone), source, source, shown)
