@@ -357,7 +357,7 @@ VANISHED_MIN_PAGES = 2
 # why a run left a page source out (its run.json's ``left_out``)
 LEFT_OUT_ROBOTS = "robots.txt let none of its pages be fetched"
 LEFT_OUT_VANISHED = "none of its pages answered with the page, where earlier runs found them"
-# the pages gone since the run before that a warning names (the others are counted)
+# of the pages a run finds gone, how many its warning names (the others are counted)
 GONE_SHOWN = 3
 
 
@@ -417,8 +417,8 @@ class PageExtractor:
     def _fetch(self, url: str, origin: str, key: str, result: PageExtract,
                expected: list[str] | str | None) -> int:
         """Fetch ``url`` (which robots.txt lets casefile fetch: ``_why_not``); the status it
-        answered with (200: the page). ``expected``: the card's names (or the wiki page's title) the page
-        must show (``page_check``)."""
+        answered with (200: the page). ``expected``: the card's names (or the wiki page's title)
+        the page must show (``page_check``)."""
         host = urlsplit(url).netloc
         response, _ = fetch_and_save(self.transport, self.writer, url, origin=origin, kind="page", key=key,
                                      pacing=[(f"host:{host}", self.robots.host_interval(url))], accept=HTML_ACCEPT,
@@ -454,7 +454,7 @@ class PageExtractor:
         asked: dict[str, int] = {}
         fetched: dict[str, list[tuple[str, str]]] = {}  # (origin, key) of each page fetched
         found: dict[str, int] = {}  # of those, the pages that answered with the page (200)
-        missing: dict[str, list[tuple[str, str, str]]] = {}  # (url, origin, key) of those that answered 404, 410
+        not_found: dict[str, list[tuple[str, str, str]]] = {}  # (url, origin, key) of those that answered 404, 410
         skipped: list[tuple[str, str, str, str, str]] = []  # (source, url, origin, key, why)
 
         def fetch(source: str, url: str, origin: str, key: str, expected: list[str] | str | None) -> None:
@@ -468,7 +468,7 @@ class PageExtractor:
             found[source] = found.get(source, 0) + (status == 200)
             fetched.setdefault(source, []).append((origin, key))
             if status in (404, 410):
-                missing.setdefault(source, []).append((url, origin, key))
+                not_found.setdefault(source, []).append((url, origin, key))
 
         if "wiki" in sources:
             url = wiki_page_for(query, s.wiki_url, s.wiki_page)
@@ -501,7 +501,7 @@ class PageExtractor:
         for source, url, origin, key, why in skipped:
             if source not in result.left_out:
                 self._carry(url, origin, key, why, result)
-        for source, pages in missing.items():
+        for source, pages in not_found.items():
             if source not in result.left_out:
                 self._gone(source, pages, result)
         return result
