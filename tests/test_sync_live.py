@@ -567,7 +567,8 @@ def test_a_page_robots_txt_keeps_casefile_from_is_stood_in_for_by_its_earlier_co
             """A live sync in which robots.txt lets casefile fetch ``allowed`` only; robots.txt asked
             first, then the set of paths asked."""
             rules = "".join(f"Allow: {path}\n" for path in allowed)
-            pages.add_page("/robots.txt", f"User-agent: *\n{rules}Disallow: /carte/\n".encode(), content_type="text/plain")
+            pages.add_page("/robots.txt", f"User-agent: *\n{rules}Disallow: /carte/\n".encode(),
+                           content_type="text/plain")
             before = len(pages.requests)
             result = cli("sync", "--api-url", server.url, "--sources", "api,listeblanche",
                          CASEFILE_LISTEBLANCHE_URL=pages.url)
