@@ -856,7 +856,9 @@ def _run(argv: list[str] | None) -> int:
             return returned
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:  # click's word for a KeyboardInterrupt (casefile asks no questions)
+    except click.exceptions.Abort as exc:  # click's word for a KeyboardInterrupt (casefile asks no questions)
+        if isinstance(exc.__cause__, EOFError):  # click makes an EOFError an Abort too: no Ctrl-C, a failure
+            return _failed(exc.__cause__)
         return exit_interrupted()
     except click.ClickException as exc:
         code = EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
@@ -875,33 +877,39 @@ def _run(argv: list[str] | None) -> int:
     except (KeyboardInterrupt, _CtrlC):
         return exit_interrupted()
     except Exception as exc:
-        if stop.by_ctrl_c(exc):  # DuckDB's "Query interrupted", or what code made of it
-            return exit_interrupted()
-        if stop.requested():  # the same after SIGTERM
-            return exit_stopped()
-        damaged = _damaged_warehouse(exc)
-        if damaged is not None:  # found by a query after the file opened (the writer's, or prune's)
-            _report(damaged)
-            return damaged.exit_code
-        unwritable = _unwritable_warehouse(exc)
-        if unwritable is not None:  # a full disk, or a folder casefile may not write
-            _report(unwritable)
-            return unwritable.exit_code
-        if _out_of_memory(exc):
-            _report(ConfigError(f"DuckDB ran out of memory ({str(exc).splitlines()[0]}); raise "
-                                "CASEFILE_MEMORY_LIMIT_MB (0: DuckDB's default) or free memory. "
-                                "A sync stopped so keeps the run it fetched; the next sync loads it."))
-            return ConfigError.exit_code
-        if _json_errors():
-            click.echo(json.dumps({"event": "error", "exit_code": EXIT_BUG, "error": exc.__class__.__name__,
-                                   "message": "internal error (a bug; please report it with this traceback): "
-                                              f"{exc}", "traceback": traceback.format_exc()},
-                                  ensure_ascii=False), err=True)
-        else:
-            click.echo("casefile: internal error (a bug; please report it with this traceback):", err=True)
-            traceback.print_exc()
-        return EXIT_BUG
+        return _failed(exc)
     return 0
+
+
+def _failed(exc: BaseException) -> int:
+    """What an exception no command handled ends in: Ctrl-C or SIGTERM, a warehouse damaged or
+    unwritable, memory, or else a bug, reported with its traceback; the exit code."""
+    if stop.by_ctrl_c(exc):  # DuckDB's "Query interrupted", or what code made of it
+        return exit_interrupted()
+    if stop.requested():  # the same after SIGTERM
+        return exit_stopped()
+    damaged = _damaged_warehouse(exc)
+    if damaged is not None:  # found by a query after the file opened (the writer's, or prune's)
+        _report(damaged)
+        return damaged.exit_code
+    unwritable = _unwritable_warehouse(exc)
+    if unwritable is not None:  # a full disk, or a folder casefile may not write
+        _report(unwritable)
+        return unwritable.exit_code
+    if _out_of_memory(exc):
+        _report(ConfigError(f"DuckDB ran out of memory ({str(exc).splitlines()[0]}); raise "
+                            "CASEFILE_MEMORY_LIMIT_MB (0: DuckDB's default) or free memory. "
+                            "A sync stopped so keeps the run it fetched; the next sync loads it."))
+        return ConfigError.exit_code
+    if _json_errors():
+        click.echo(json.dumps({"event": "error", "exit_code": EXIT_BUG, "error": exc.__class__.__name__,
+                               "message": "internal error (a bug; please report it with this traceback): "
+                                          f"{exc}", "traceback": "".join(traceback.format_exception(exc))},
+                              ensure_ascii=False), err=True)
+    else:
+        click.echo("casefile: internal error (a bug; please report it with this traceback):", err=True)
+        traceback.print_exception(exc)
+    return EXIT_BUG
 
 
 def _out_of_memory(exc: Exception) -> bool:

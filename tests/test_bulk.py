@@ -11,8 +11,9 @@ import uuid
 
 import pytest
 
-from pipeline.errors import SourceDataError, TryAgainLater
+from pipeline.errors import ParseError, SourceDataError, TryAgainLater
 from pipeline.extract.http import HttpClient
+from pipeline.normalize.scryfall import iter_bulk_items
 from pipeline.rawstore import RawStore, read_manifest
 
 from support.fake_scryfall import FakeScryfall
@@ -471,6 +472,60 @@ def test_a_cut_gzip_body_at_a_url_without_gz_is_given_up_on(bulk_server, cli, da
                  CASEFILE_BACKOFF_BASE="0.05", CASEFILE_BACKOFF_MAX="0.1")
     assert result.returncode == 75, result.stderr
     assert "gzip data cut short" in result.stderr
+
+
+def _two_members(lines: bytes) -> tuple[bytes, bytes]:
+    """``lines`` as two gzip members, split at a line's end (RFC 1952 lets a file hold several)."""
+    half = lines.index(b"\n", len(lines) // 2) + 1
+    return gzip.compress(lines[:half]), gzip.compress(lines[half:])
+
+
+def test_a_gzip_body_of_two_members_is_taken_whole(bulk_server, cli, data_dir):
+    """CONSTRUCTED: gzip files written in parts (pigz, or appended to) hold one member per part,
+    which Python's gzip module and DuckDB both read as one stream."""
+    _jsonl_index(bulk_server, lambda kind: f"/files/{kind}.jsonl.gz", lambda lines: b"".join(_two_members(lines)),
+                 "application/gzip")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 0, result.stderr
+    assert rows(data_dir / "warehouse" / "casefile.duckdb", "SELECT count(*) FROM card_ruling") == [(153,)]
+
+
+@pytest.mark.parametrize("body_of, problem", [
+    (lambda lines: _two_members(lines)[0] + _two_members(lines)[1][:len(_two_members(lines)[1]) // 2],
+     "gzip data cut short"),
+    (lambda lines: gzip.compress(lines) + b"<html><body>Service unavailable</body></html>",
+     "data after the end of the gzip stream"),
+    (lambda lines: gzip.compress(lines) + b"\0" * 16, "data after the end of the gzip stream"),  # DuckDB refuses it
+])
+def test_a_gzip_body_whole_only_to_the_end_of_its_first_member_is_given_up_on(bulk_server, cli, data_dir,
+                                                                            body_of, problem):
+    """CONSTRUCTED: the download's check stopped at the end of the first gzip member, so a second
+    member cut short, or an error page after the first, passed: the run was kept as complete, and
+    the build's reader then failed on the file (exit 130, "interrupted", for the cut member; 1 for
+    the page), in that sync and in every later one, which loaded that run first."""
+    _jsonl_index(bulk_server, lambda kind: f"/files/{kind}.jsonl.gz", body_of, "application/gzip")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always",
+                 CASEFILE_BACKOFF_BASE="0.05", CASEFILE_BACKOFF_MAX="0.1")
+    assert result.returncode == 75, result.stderr
+    assert problem in result.stderr
+    assert not RawStore(data_dir / "raw").complete_runs()
+    _jsonl_index(bulk_server, lambda kind: f"/files/{kind}.jsonl.gz", gzip.compress, "application/gzip")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 0, result.stderr  # the next day's good files load
+    assert rows(data_dir / "warehouse" / "casefile.duckdb", "SELECT count(*) FROM card_ruling") == [(153,)]
+
+
+@pytest.mark.parametrize("tail", [b"<html></html>", b"\x1f\x8b\x08\x00"])
+def test_a_kept_bulk_file_whose_gzip_breaks_after_its_first_member_is_a_parse_error(tmp_path, tail):
+    """CONSTRUCTED: such a file, kept before the download's check saw past the first member, is
+    refused by the reader as bad data (the run is rejected, 65) instead of raising EOFError or
+    BadGzipFile, which a sync took for an interruption (130) or a bug (1)."""
+    path = tmp_path / "cards.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"object": "card"}\n') + tail)
+    items = iter_bulk_items(path, "run/cards.jsonl.gz")
+    assert next(items) == {"object": "card"}
+    with pytest.raises(ParseError, match="broken gzip data"):
+        next(items)
 
 
 def test_an_empty_jsonl_download_uri_is_taken_for_absent(bulk_server, cli, data_dir):

@@ -880,3 +880,21 @@ def test_a_text_argument_that_is_not_utf8_is_a_usage_error_naming_it(data_dir, c
     err = capsys.readouterr().err
     assert f"Invalid value for {named}: not UTF-8 text (byte 0xe9 at offset" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("log_format", ["text", "json"])
+def test_an_end_of_file_error_is_a_failure_with_its_traceback_not_an_interruption(data_dir, capsys, monkeypatch,
+                                                                                 log_format):
+    """click turns an EOFError raised inside a command into Abort, its word for Ctrl-C: a gzip
+    file cut short made a sync say "interrupted" and exit 130, which a scheduler takes for a stop
+    someone asked for."""
+    import pipeline.status
+
+    def cut(settings):
+        raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+
+    monkeypatch.setattr(pipeline.status, "collect_status", cut)
+    assert main(["--data-dir", str(data_dir), "--log-format", log_format, "status"]) == 1
+    err = capsys.readouterr().err
+    assert "interrupted" not in err
+    assert "internal error" in err and "EOFError: Compressed file ended" in err

@@ -2,14 +2,18 @@
 
 Timing and pacing over real sockets are tested in test_sync_live.py against a loopback server."""
 
+import gzip
 import json
+import zlib
 
 import pytest
 import requests
 import responses
 
 from pipeline.errors import RateLimited, SourceDataError, SourceUnavailable, TryAgainLater
-from pipeline.extract.http import PACING_MARGIN_S, HttpClient, Pacer, json_body_check, parse_retry_after
+from pipeline.extract.http import (PACING_MARGIN_S, GzipCheck, HttpClient, Pacer, json_body_check,
+                                   parse_retry_after)
+from pipeline.wire import BodyProblem
 
 API = "https://api.scryfall.com"
 OK = {"object": "list", "has_more": False, "data": []}
@@ -201,3 +205,36 @@ def test_retry_after_forms():
     assert parse_retry_after("120") == 120.0
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+
+
+def test_a_gzip_bomb_is_refused_at_the_cap_without_being_unpacked_whole():
+    """CONSTRUCTED: 64 MiB of zeros packs into some 64 KiB, one chunk of the download. Before,
+    zlib unpacked each chunk whole before the cap was looked at (a 1 MiB chunk of such data is
+    1 GiB in memory); now it unpacks a step at a time."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    bomb = packer.compress(bytes(64 << 20)) + packer.flush()
+    check = GzipCheck("https://files.example/cards.jsonl.gz", cap=1 << 20)
+    with pytest.raises(SourceDataError, match="unpacks to more than the cap"):
+        check.feed(bomb)
+    assert check.size <= (1 << 20) + GzipCheck.STEP
+
+
+@pytest.mark.parametrize("step", [1, 7, 4096])
+def test_the_gzip_check_takes_members_one_after_the_other_in_chunks_of_any_size(step):
+    first, second = gzip.compress(b"a line\n" * 500), gzip.compress(b"another line\n" * 300)
+    check = GzipCheck("u", cap=1 << 20)
+    body = first + second
+    for at in range(0, len(body), step):
+        check.feed(body[at:at + step])
+    check.close()
+    assert (check.size, check.members) == (500 * 7 + 300 * 13, 2)
+
+
+@pytest.mark.parametrize("tail, problem", [
+    (b"\x1f", "cut short"), (b"\x1f\x8b", "cut short"), (b"x", "data after the end"), (b"\0", "data after the end"),
+])
+def test_the_gzip_check_refuses_what_follows_a_member_unless_it_is_a_whole_member(tail, problem):
+    check = GzipCheck("u", cap=1 << 20)
+    with pytest.raises(BodyProblem, match=problem):
+        check.feed(gzip.compress(b"a line\n") + tail)
+        check.close()

@@ -387,27 +387,54 @@ def refuse_credentials(url: str) -> None:
 
 
 class GzipCheck:
-    """Decompresses a gzip body as it streams, to prove it whole and to cap what it unpacks to."""
+    """Decompresses a gzip body as it streams, to prove it whole and to cap what it unpacks to.
+
+    A gzip file may hold several members one after the other (RFC 1952, 2.2), which both readers
+    of the kept file take (Python's gzip module and DuckDB's). Anything else after a member (an
+    error page appended, a second member cut short, zero bytes, which DuckDB refuses) is refused
+    here, where a retry can still fetch a good copy, and not found later by the build. Each call
+    to zlib unpacks at most ``STEP`` bytes, so a small body that unpacks to a huge one is refused
+    at the cap without being unpacked whole in memory.
+    """
+
+    STEP = 1 << 20
 
     def __init__(self, url: str, cap: int):
         self.url = url
         self.cap = cap
         self.size = 0
-        self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self.members = 0  # members unpacked to their end
+        self._z: zlib._Decompress | None = None  # the member being unpacked, None between members
+        self._between = b""  # bytes after a member's end too few to tell what follows
 
     def feed(self, chunk: bytes) -> None:
+        data, self._between = self._between + chunk, b""
         try:
-            out = self._z.decompress(chunk)
-            while out:
-                self.size += len(out)
-                if self.size > self.cap:
-                    raise SourceDataError(f"{self.url}: gzip body unpacks to more than the cap of {self.cap:,} bytes")
-                out = self._z.decompress(self._z.unconsumed_tail) if self._z.unconsumed_tail else b""
+            while data:
+                if self._z is None:
+                    if len(data) < len(GZIP_MAGIC) and GZIP_MAGIC.startswith(data):
+                        self._between = data  # the next member's magic may be split across chunks
+                        return
+                    if not data.startswith(GZIP_MAGIC):
+                        raise BodyProblem("data after the end of the gzip stream")
+                    self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                self._count(self._z.decompress(data, self.STEP))
+                while self._z.unconsumed_tail:
+                    self._count(self._z.decompress(self._z.unconsumed_tail, self.STEP))
+                if not self._z.eof:
+                    return
+                data, self._z = self._z.unused_data, None
+                self.members += 1
         except zlib.error as exc:
             raise BodyProblem(f"broken gzip data ({exc})") from None
 
+    def _count(self, out: bytes) -> None:
+        self.size += len(out)
+        if self.size > self.cap:
+            raise SourceDataError(f"{self.url}: gzip body unpacks to more than the cap of {self.cap:,} bytes")
+
     def close(self) -> None:
-        if not self._z.eof:
+        if self._z is not None or self._between or not self.members:
             raise BodyProblem("gzip data cut short")
 
 

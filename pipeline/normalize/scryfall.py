@@ -312,19 +312,24 @@ def iter_bulk_items(path, doc: str):
     """
     import gzip
 
+    import zlib
+
     name = str(path)
     opener = gzip.open if name.endswith(".gz") else open
     lines_format = name.removesuffix(".gz").endswith((".jsonl", ".ndjson"))
     with opener(path, "rb") as fh:
-        if lines_format:
-            for number, line in enumerate(fh, 1):
-                if line.strip():
-                    try:
-                        yield json.loads(line)
-                    except ValueError as exc:
-                        raise ParseError(doc, f"line {number} is not JSON ({exc.__class__.__name__})") from None
-            return
-        yield from _iter_array(fh, doc)
+        try:
+            if lines_format:
+                for number, line in enumerate(fh, 1):
+                    if line.strip():
+                        try:
+                            yield json.loads(line)
+                        except ValueError as exc:
+                            raise ParseError(doc, f"line {number} is not JSON ({exc.__class__.__name__})") from None
+                return
+            yield from _iter_array(fh, doc)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # kept before the download's check was whole
+            raise ParseError(doc, f"broken gzip data ({exc.__class__.__name__}: {exc})") from None
 
 
 def _iter_array(fh, doc: str, chunk_size: int = 1 << 20):
