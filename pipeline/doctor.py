@@ -212,9 +212,10 @@ def _carried(job: str, complete, now: datetime) -> list[Finding]:
 
 def _gone(job: str, complete) -> list[Finding]:
     """A warning for each page source of which the job's newest complete run (the last of
-    ``complete``) found pages gone (its run.json's ``gone``: pages that answered 404 or 410 where the
-    last run to ask for them found the page), whose cards' sightings from the site the
-    warehouse no longer holds. The next run that asks for them, gone again, says nothing more."""
+    ``complete``) found pages gone (its run.json's ``gone``: pages that answered without the page,
+    404, 410 or another status, where the last run to ask for them found it), whose cards'
+    sightings from the site the warehouse no longer holds. The next run that asks for them, gone
+    again, says nothing more."""
     gone = complete[-1].meta.get("gone") if complete else None
     if not isinstance(gone, dict):
         return []
@@ -222,7 +223,7 @@ def _gone(job: str, complete) -> list[Finding]:
     for source, urls in gone.items():
         if isinstance(urls, list) and urls:
             named = ", ".join(urls[:PAGES_NAMED]) + (" …" if len(urls) > PAGES_NAMED else "")
-            findings.append(Finding("warn", "runs", f"{job}: {len(urls)} page(s) of {source} answered 404 or 410 "
+            findings.append(Finding("warn", "runs", f"{job}: {len(urls)} page(s) of {source} answered without the page "
                                                     f"in the newest complete run, {complete[-1].run_id}, where the "
                                                     f"last run to ask for them found the page: their cards' rulings "
                                                     f"from {source} are no longer served ({named})"))

@@ -142,7 +142,8 @@ def test_pages_the_newest_complete_run_found_gone_are_warned_of_three_by_name(tm
     newest = _run(store, timedelta(hours=2), "complete", sources=["api", "listeblanche", "scryfall-page"],
                   gone={"listeblanche": urls, "scryfall-page": "not a list"})
     assert _findings(store)[1:] == [
-        ("warn", "runs", f"sync q: 5 page(s) of listeblanche answered 404 or 410 in the newest complete run, {newest}, "
+        ("warn", "runs", f"sync q: 5 page(s) of listeblanche answered without the page in the newest complete run, "
+                         f"{newest}, "
                          "where the last run to ask for them found the page: their cards' rulings from listeblanche "
                          f"are no longer served ({', '.join(urls[:3])} …)")]
     _run(store, timedelta(hours=1), "complete", gone=["not", "a", "dict"])

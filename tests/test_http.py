@@ -91,6 +91,53 @@ def test_429_longer_than_the_cap_stops_at_once(settings, clock):
     assert len(responses.calls) == 1 and clock.slept == []
 
 
+@pytest.mark.parametrize("status", [408, 425])
+@responses.activate
+def test_request_timeout_and_too_early_are_retried_as_a_5xx_is(client, status):
+    """408 and 425 say the same request may succeed later. Before, they were returned as an
+    answer: a rulings page that answered 408 once lost its card's sightings from the site."""
+    responses.get(f"{API}/cards/x/rulings", status=status)
+    responses.get(f"{API}/cards/x/rulings", json=OK)
+    r = get(client)
+    assert r.status == 200 and r.attempts == 2 and client.traffic.retries == 1
+
+
+@pytest.mark.parametrize("retry_after", ["0", "Wed, 21 Oct 2015 07:28:00 GMT"])
+@responses.activate
+def test_a_5xx_asking_to_retry_at_once_still_waits_the_backoff(settings, clock, retry_after):
+    """CONSTRUCTED: a Retry-After of 0 or a date past took the backoff's place: every attempt
+    went out at the pacing's speed, and none was counted as a retry."""
+    c = HttpClient(settings.with_overrides(backoff_base_s=1.0, backoff_max_s=8.0), clock=clock.clock,
+                   sleep=clock.sleep)
+    responses.get(f"{API}/cards/x/rulings", status=503, headers={"Retry-After": retry_after})
+    with pytest.raises(TryAgainLater):
+        get(c)
+    assert [seconds for reason, seconds in c.traffic.waits] == [1.0, 2.0] and c.traffic.retries == 2
+
+
+@responses.activate
+def test_a_5xx_asking_for_longer_than_the_backoff_is_waited_as_asked(settings, clock):
+    c = HttpClient(settings.with_overrides(backoff_base_s=1.0, retry_after_max_s=10.0), clock=clock.clock,
+                   sleep=clock.sleep)
+    responses.get(f"{API}/cards/x/rulings", status=503, headers={"Retry-After": "7"})
+    responses.get(f"{API}/cards/x/rulings", json=OK)
+    assert get(c).status == 200
+    assert c.traffic.waits == [("Retry-After of an HTTP 503", 7.0)] and c.traffic.retries == 1
+
+
+@responses.activate
+def test_a_429_to_the_last_attempt_gives_up_without_waiting_first(settings, clock):
+    """Before, the last 429's Retry-After was waited out (up to the cap, 120 s by default) before
+    giving up, with no request after it."""
+    c = HttpClient(settings.with_overrides(retry_after_min_s=3.0, retry_after_max_s=10.0), clock=clock.clock,
+                   sleep=clock.sleep)
+    responses.get(f"{API}/cards/x/rulings", status=429, headers={"Retry-After": "3"})
+    with pytest.raises(TryAgainLater, match="HTTP 429"):
+        get(c)
+    assert len(responses.calls) == 3
+    assert [w for w in c.traffic.waits if w[0] == "429 Retry-After"] == [("429 Retry-After", 3.0)] * 2
+
+
 @responses.activate
 def test_invalid_json_on_200_is_retried_then_refused_with_the_body(client):
     responses.get(f"{API}/cards/x/rulings", body=b"{not json", content_type="application/json")

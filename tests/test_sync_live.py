@@ -623,7 +623,7 @@ def _two_listeblanche_pages(cli, server, pages):
     """Serve two listeblanche.fr pages (the recorded ones of the Filched Falcon and the Burning Masks)
     from ``pages``, robots.txt keeping casefile from the others so that the runs stay short; returns
     ``sync(falcon=404, ...)``, a live sync with each page answering the status given (200 if none),
-    which must exit 0."""
+    which must exit ``expect`` (0 if not given)."""
     from conftest import FIXTURES
 
     falcon, masks = "/carte/mkm/case-of-the-filched-falcon-mkm-44", "/carte/mkm/case-of-the-burning-masks-mkm-113"
@@ -632,13 +632,13 @@ def _two_listeblanche_pages(cli, server, pages):
     pages.add_page("/robots.txt", f"User-agent: *\nAllow: {falcon}\nAllow: {masks}\nDisallow: /carte/\n".encode(),
                    content_type="text/plain")
 
-    def sync(**status: int):
+    def sync(expect: int = 0, **status: int):
         for path, name in ((falcon, "falcon"), (masks, "masks")):
             code = status.get(name, 200)
             pages.add_page(path, body[path] if code == 200 else b"<html><body>Not found</body></html>", status=code)
         result = cli("sync", "--api-url", server.url, "--sources", "api,listeblanche",
                      CASEFILE_LISTEBLANCHE_URL=pages.url)
-        assert result.returncode == 0, result.stderr
+        assert result.returncode == expect, result.stderr
         return result
 
     return sync
@@ -698,23 +698,23 @@ def test_a_page_gone_since_the_run_before_is_warned_of_once_by_the_sync_and_by_d
 
     with FakeScryfall([], {}, {}) as pages:
         sync = _two_listeblanche_pages(cli, server, pages)
-        assert "answered 404 or 410" not in sync().stderr
+        assert "answered without the page" not in sync().stderr
         falcon = pages.url + "/carte/mkm/case-of-the-filched-falcon-mkm-44"
         db = data_dir / "warehouse" / "casefile.duckdb"
 
         gone = sync(falcon=404)
-        assert ("1 page(s) of listeblanche answered 404 or 410 where the last run to ask for them found the page: "
+        assert ("1 page(s) of listeblanche answered without the page where the last run to ask for them found it: "
                 "their cards' rulings from listeblanche go from the warehouse") in gone.stderr
-        assert falcon in gone.stderr
+        assert f"{falcon} (404)" in gone.stderr
         assert {name for name, *_ in rows(db, LISTEBLANCHE_SIGHTINGS)} == {"Case of the Burning Masks"}
         newest = max(p for p in (data_dir / "raw").iterdir() if (p / "run.json").exists())
         meta = json.loads((newest / "run.json").read_text())
         assert meta["gone"] == {"listeblanche": [falcon]} and meta["sources"] == ["api", "listeblanche"]
         doctor = cli("doctor", "--format", "json")
         assert doctor.returncode == 0, doctor.stdout + doctor.stderr
-        [warning] = [f for f in json.loads(doctor.stdout) if "404 or 410" in f["finding"]]
+        [warning] = [f for f in json.loads(doctor.stdout) if "without the page" in f["finding"]]
         assert warning["level"] == "warn" and warning["finding"] == (
-            f'sync type:"Case": 1 page(s) of listeblanche answered 404 or 410 in the newest complete run, '
+            f'sync type:"Case": 1 page(s) of listeblanche answered without the page in the newest complete run, '
             f"{newest.name}, where the last run to ask for them found the page: their cards' rulings from "
             f"listeblanche are no longer served ({falcon})")
         elsewhere = tmp_path / "elsewhere"
@@ -725,10 +725,33 @@ def test_a_page_gone_since_the_run_before_is_warned_of_once_by_the_sync_and_by_d
         assert json.loads((replayed / "run.json").read_text())["gone"] == meta["gone"]
 
         still = sync(falcon=404)
-        assert "answered 404 or 410" not in still.stderr
-        assert "404 or 410" not in cli("doctor", "--format", "json").stdout
+        assert "answered without the page" not in still.stderr
+        assert "without the page" not in cli("doctor", "--format", "json").stdout
         newest = max(p for p in (data_dir / "raw").iterdir() if (p / "run.json").exists())
         assert "gone" not in json.loads((newest / "run.json").read_text())
+
+
+def test_a_page_answering_408_fails_the_run_and_one_answering_400_is_warned_of_as_gone(server, cli, data_dir):
+    """CONSTRUCTED statuses: 408 (Request Timeout) says the same request may succeed later. Before,
+    a card page that answered it was read as no page: the card lost its sightings from the site,
+    exit 0, with no warning. Now it is retried as a 5xx is, then the run fails (75) and the
+    warehouse keeps the sightings. A 400, which no retry changes, is warned of as a page gone."""
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    with FakeScryfall([], {}, {}) as pages:
+        sync = _two_listeblanche_pages(cli, server, pages)
+        falcon = pages.url + "/carte/mkm/case-of-the-filched-falcon-mkm-44"
+        sync()
+        both = rows(db, LISTEBLANCHE_SIGHTINGS)
+        assert {name for name, *_ in both} == {"Case of the Filched Falcon", "Case of the Burning Masks"}
+
+        timed_out = sync(expect=75, falcon=408)
+        assert "HTTP 408" in timed_out.stderr and falcon in timed_out.stderr
+        assert rows(db, LISTEBLANCHE_SIGHTINGS) == both
+
+        refused = sync(falcon=400)
+        assert ("1 page(s) of listeblanche answered without the page where the last run to ask for them found it"
+                in refused.stderr) and f"{falcon} (400)" in refused.stderr
+        assert {name for name, *_ in rows(db, LISTEBLANCHE_SIGHTINGS)} == {"Case of the Burning Masks"}
 
 
 class _RulingsListGoesOn(FakeScryfall):

@@ -39,6 +39,12 @@ MAX_REDIRECTS = 5
 PACING_MARGIN_S = 0.005
 
 
+def transient(status: int) -> bool:
+    """An answer worth another try: a server error, or 408 (Request Timeout) and 425 (Too Early),
+    which say the same request may succeed later (RFC 9110, 15.5.9; RFC 8470, 5.2)."""
+    return status >= 500 or status in (408, 425)
+
+
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date (RFC 9110)."""
     if not value:
@@ -105,7 +111,8 @@ class HttpClient:
     def get(self, url: str, *, pacing: Iterable[tuple[str, float]], accept: str = JSON_ACCEPT,
             check_body: Callable[[dict[str, str], bytes], None] | None = None,
             allowed_hosts: Iterable[str] = ()) -> Response:
-        """GET ``url`` politely. Non-2xx answers other than 429/5xx are returned, not raised.
+        """GET ``url`` politely. Non-2xx answers other than 429 and the ``transient`` ones are
+        returned, not raised.
 
         ``check_body`` validates a 200's body (raise BodyProblem to have it retried).
         ``allowed_hosts`` lists hosts other than the URL's own that redirects may lead to.
@@ -126,14 +133,18 @@ class HttpClient:
             else:
                 status = response.status
                 if status == 429:
-                    self._wait_rate_limited(url, response.headers)
+                    self._wait_rate_limited(url, response.headers, attempts < self.settings.max_attempts)
                     failure = _Failure("HTTP 429 (rate limited)")
                     continue
-                if status >= 500:
+                if transient(status):
                     failure = _Failure(f"HTTP {status}")
+                    # a Retry-After longer than the backoff is waited; a shorter one (0, a date
+                    # past) does not make the retries come at the pacing's speed
                     hint = parse_retry_after(response.headers.get("retry-after"))
-                    if hint is not None and hint <= self.settings.retry_after_max_s and attempts < self.settings.max_attempts:
-                        self._sleep_for("retry-after on 5xx", hint)
+                    if hint is not None and self._backoff(attempts) < hint <= self.settings.retry_after_max_s \
+                            and attempts < self.settings.max_attempts:
+                        self.traffic.retries += 1
+                        self._sleep_for(f"Retry-After of an HTTP {status}", hint)
                         continue
                 elif status == 200 and check_body is not None:
                     try:
@@ -187,10 +198,10 @@ class HttpClient:
                 last_problem, bad = str(exc), getattr(exc, "response", None)
             else:
                 if response.status == 429:
-                    self._wait_rate_limited(url, response.headers)
+                    self._wait_rate_limited(url, response.headers, attempts < self.settings.max_attempts)
                     last_problem = "HTTP 429 (rate limited)"
                     continue
-                if response.status >= 500:
+                if transient(response.status):
                     last_problem = f"HTTP {response.status}"
                 else:
                     if response.status == 200 and check_file is not None:
@@ -318,7 +329,8 @@ class HttpClient:
             raise _IncompleteBody(f"truncated body: {len(body)} of {declared} bytes", body)
         return body
 
-    def _wait_rate_limited(self, url: str, headers: dict[str, str]) -> None:
+    def _wait_rate_limited(self, url: str, headers: dict[str, str], again: bool) -> None:
+        """A 429: wait what it asks (at least the minimum), unless no attempt is ``again`` to come."""
         s = self.settings
         asked = parse_retry_after(headers.get("retry-after"))
         wait = max(asked if asked is not None else s.retry_after_min_s, s.retry_after_min_s)
@@ -327,7 +339,8 @@ class HttpClient:
         if wait > s.retry_after_max_s:
             raise RateLimited(f"{url}: {urlsplit(url).hostname} answered 429 and asks for {wait:.0f} s, more "
                               f"than the {s.retry_after_max_s:.0f} s casefile waits; try again later")
-        self._sleep_for("429 Retry-After", wait)
+        if again:
+            self._sleep_for("429 Retry-After", wait)
 
     def _backoff(self, attempt: int) -> float:
         return min(self.settings.backoff_max_s, self.settings.backoff_base_s * 2 ** (attempt - 1))

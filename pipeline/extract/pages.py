@@ -179,8 +179,9 @@ class PageExtract:
     # of the pages not fetched, of the sources the run keeps: those whose newest earlier copy (a
     # 200) stands in for them, linked into the run (``RunWriter.save_carried``)
     carried: list[str] = field(default_factory=list)
-    # of the sources the run keeps, the pages that answered 404 or 410 where the newest earlier
-    # answer was the page: their cards lose their sightings from the site (run.json's ``gone``)
+    # of the sources the run keeps, the pages that answered without the page (404, 410, 400...)
+    # where the newest earlier answer was the page: their cards lose their sightings from the site
+    # (run.json's ``gone``)
     gone: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -448,13 +449,13 @@ class PageExtractor:
         rulings", every card would lose its sightings from the site). Of the other sources, each
         page robots.txt kept casefile from is stood in for by its newest earlier copy, if there is
         one (``carried``), so that the card keeps its sightings from that site; and each page that
-        answers 404 or 410 where the newest earlier answer was the page is in ``gone``, with a
-        warning, as its card loses its sightings from the site."""
+        answers without the page (404, 410 or another status) where the newest earlier answer was
+        the page is in ``gone``, with a warning, as its card loses its sightings from the site."""
         s, result = self.settings, PageExtract()
         asked: dict[str, int] = {}
         fetched: dict[str, list[tuple[str, str]]] = {}  # (origin, key) of each page fetched
         found: dict[str, int] = {}  # of those, the pages that answered with the page (200)
-        not_found: dict[str, list[tuple[str, str, str]]] = {}  # (url, origin, key) of those that answered 404, 410
+        not_found: dict[str, list[tuple[str, str, str, int]]] = {}  # (url, origin, key, status) of the others
         skipped: list[tuple[str, str, str, str, str]] = []  # (source, url, origin, key, why)
 
         def fetch(source: str, url: str, origin: str, key: str, expected: list[str] | str | None) -> None:
@@ -467,8 +468,8 @@ class PageExtractor:
             status = self._fetch(url, origin, key, result, expected)
             found[source] = found.get(source, 0) + (status == 200)
             fetched.setdefault(source, []).append((origin, key))
-            if status in (404, 410):
-                not_found.setdefault(source, []).append((url, origin, key))
+            if status != 200:
+                not_found.setdefault(source, []).append((url, origin, key, status))
 
         if "wiki" in sources:
             url = wiki_page_for(query, s.wiki_url, s.wiki_page)
@@ -506,18 +507,19 @@ class PageExtractor:
                 self._gone(source, pages, result)
         return result
 
-    def _gone(self, source: str, pages: list[tuple[str, str, str]], result: PageExtract) -> None:
-        """Warn of the pages of ``source`` (url, origin, key) that answered 404 or 410 where the
-        newest earlier answer was the page: the warehouse then drops their cards' sightings from
-        the site, which no change event records. A page still gone in the next run is not warned
-        of again."""
+    def _gone(self, source: str, pages: list[tuple[str, str, str, int]], result: PageExtract) -> None:
+        """Warn of the pages of ``source`` (url, origin, key, status) that answered without the
+        page (404, 410, or another status no retry changed, such as 400) where the newest earlier
+        answer was the page: the warehouse then drops their cards' sightings from the site, which
+        no change event records. A page still gone in the next run is not warned of again."""
         newest = self._earlier_runs().newest
-        gone = [url for url, origin, key in pages
+        gone = [(url, status) for url, origin, key, status in pages
                 if (origin, key) in newest and newest[origin, key][1].status == 200]
         if not gone:
             return
-        result.gone[source] = gone
-        shown = ", ".join(gone[:GONE_SHOWN]) + (f" and {len(gone) - GONE_SHOWN} more" if len(gone) > GONE_SHOWN else "")
-        log.warning("%d page(s) of %s answered 404 or 410 where the last run to ask for them found the page: their "
+        result.gone[source] = [url for url, _ in gone]
+        shown = ", ".join(f"{url} ({status})" for url, status in gone[:GONE_SHOWN]) \
+            + (f" and {len(gone) - GONE_SHOWN} more" if len(gone) > GONE_SHOWN else "")
+        log.warning("%d page(s) of %s answered without the page where the last run to ask for them found it: their "
                     "cards' rulings from %s go from the warehouse (if the site moved them, its address setting needs "
                     "a change): %s", len(gone), source, source, shown)
