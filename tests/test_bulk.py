@@ -237,15 +237,21 @@ def test_plan_fetches_only_what_it_needs(bulk_server, cli, data_dir):
     assert "the page sources (wiki, listeblanche) are skipped" in " ".join(plan["notes"])
 
 
-def test_plan_with_auto_counts_the_requests_the_sync_then_makes(bulk_server, cli):
-    """260 made-up cards (the sample's, renamed, each its own Oracle card): the API plan reaches 200
-    requests, so --bulk auto asks for the index and takes the bulk files. The sync asks the first
-    search page to choose, then the 4 requests of the bulk plan; the plan used to say 4."""
+def _many_cards(bulk_server) -> None:
+    """260 made-up cards (the sample's, renamed, each its own Oracle card), in the search and the
+    bulk file: enough for --bulk auto to ask for the index."""
     english = [c for c in bulk_server.cards if c.get("lang") == "en"]
     cards = [{**english[i % len(english)], "id": str(uuid.UUID(int=i + 1)), "oracle_id": str(uuid.UUID(int=10**6 + i)),
               "name": f"{english[i % len(english)]['name']} {i}"} for i in range(260)]
     bulk_server.cards[:] = cards
     bulk_server.add_file("/files/default_cards.json", _array(cards), etag=ETAG, last_modified=LAST_MODIFIED)
+
+
+def test_plan_with_auto_counts_the_requests_the_sync_then_makes(bulk_server, cli):
+    """260 made-up cards (the sample's, renamed, each its own Oracle card): the API plan reaches 200
+    requests, so --bulk auto asks for the index and takes the bulk files. The sync asks the first
+    search page to choose, then the 4 requests of the bulk plan; the plan used to say 4."""
+    _many_cards(bulk_server)
     plan = cli("--log-format", "json", "sync", "--api-url", bulk_server.url, "--query", "t:case", "--plan")
     assert plan.returncode == 0, plan.stderr
     plan = json.loads(plan.stdout)
@@ -537,3 +543,39 @@ def test_an_empty_jsonl_download_uri_is_taken_for_absent(bulk_server, cli, data_
     assert result.returncode == 0, result.stderr
     assert "/files/default_cards.json" in [r.path for r in bulk_server.requests]
     assert rows(data_dir / "warehouse" / "casefile.duckdb", "SELECT count(*) FROM card_ruling") == [(153,)]
+
+
+@pytest.mark.parametrize("url, problem", [
+    ("https:///files/rulings.json", "names no host"),
+    ("http://[::1/files/rulings.json", "cannot be read"),
+    ("https://files example/rulings.json", "names a host casefile cannot ask"),
+    ("https://files.example:99999/rulings.json", "cannot be read"),
+    ("ftp://bob:s3cret@files.example/rulings.json", "is not an HTTP URL"),
+])
+def test_a_bulk_url_that_cannot_be_asked_is_bad_data_not_a_crash(bulk_server, cli, url, problem):
+    """CONSTRUCTED index entries. Before, a URL without a host, or whose IPv6 address or port does
+    not parse, reached the HTTP library and ended in a traceback (exit 1); a non-HTTP one was
+    printed with its credentials."""
+    index = [d for d in bulk_server.index if d["type"] != "rulings"] + [_descriptor("rulings", url, 10)]
+    bulk_server.add_page("/bulk-data", json.dumps({"object": "list", "has_more": False, "data": index}).encode(),
+                         content_type="application/json")
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always")
+    assert result.returncode == 65, result.stderr
+    assert f"the 'rulings' bulk entry's URL {problem}" in result.stderr
+    assert "Traceback" not in result.stderr and "s3cret" not in result.stderr
+    plan = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always", "--plan")
+    assert f"rulings: its URL {problem}" in plan.stdout and "s3cret" not in plan.stdout
+
+
+def test_auto_does_not_take_a_bulk_plan_the_index_cannot_serve(bulk_server, cli):
+    """CONSTRUCTED: an index without its rulings entry. --bulk auto compared the plans' costs only
+    and took the bulk plan it had just found would fail: a large query then failed with 65 every
+    day, where the API plan works."""
+    _many_cards(bulk_server)
+    index = [d for d in bulk_server.index if d["type"] != "rulings"]
+    bulk_server.add_page("/bulk-data", json.dumps({"object": "list", "has_more": False, "data": index}).encode(),
+                         content_type="application/json")
+    result = cli("--log-format", "json", "sync", "--api-url", bulk_server.url, "--query", "t:case", "--plan")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["chosen"] == "api"
+    assert "the bulk data index cannot serve a bulk sync (rulings: missing from the index)" in result.stderr

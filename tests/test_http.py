@@ -285,3 +285,15 @@ def test_the_gzip_check_refuses_what_follows_a_member_unless_it_is_a_whole_membe
     with pytest.raises(BodyProblem, match=problem):
         check.feed(gzip.compress(b"a line\n") + tail)
         check.close()
+
+
+@pytest.mark.parametrize("said", ["410 Gone", [404], 4.5e300, True, 9999, None])
+def test_an_error_object_without_an_integer_status_takes_the_http_status(said):
+    """CONSTRUCTED bodies: Scryfall documents the error object's status as an integer. Before, a
+    string or a list there ended the sync in a traceback (exit 1)."""
+    from pipeline.extract.scryfall import scryfall_error
+
+    body = json.dumps({"object": "error", "code": "gone", "status": said, "details": "This set is gone."}).encode()
+    error = scryfall_error(f"{API}/sets/xyz", 410, body, exit_code=69)
+    assert error.status == 410 and error.code == "gone" and error.exit_code == 69
+    assert str(error) == f"Scryfall answered 410 (gone) for {API}/sets/xyz: This set is gone."

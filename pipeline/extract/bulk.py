@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from ..config import host_problem, redact_url
 from ..errors import CasefileError, SourceDataError, EXIT_UNAVAILABLE
 from ..wire import GZIP_MAGIC, JSON_ACCEPT, BodyProblem, json_body_check
 from ..normalize import query as query_filter
@@ -101,9 +102,26 @@ def descriptor(index: dict[str, Descriptor], kind: str, doc: str) -> Descriptor:
         raise SourceDataError(f"{doc}: the {kind!r} bulk entry has a field of another type than documented: {d.problem}")
     if not d.url:
         raise SourceDataError(f"{doc}: the {kind!r} bulk entry has neither jsonl_download_uri nor download_uri")
-    if urlsplit(d.url).scheme not in ("http", "https"):
-        raise SourceDataError(f"{doc}: the {kind!r} bulk entry points to a non-HTTP URL: {d.url}")
+    problem = url_problem(d.url)
+    if problem:
+        raise SourceDataError(f"{doc}: the {kind!r} bulk entry's URL {problem}: {redact_url(d.url)}")
     return d
+
+
+def url_problem(url: str) -> str | None:
+    """Why a file's URL from the index cannot be asked (not HTTP, no host, a port or an IPv6
+    address that does not parse, a host name that is none), or None."""
+    try:
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port
+    except ValueError as exc:
+        return f"cannot be read ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return "is not an HTTP URL"
+    if not host:
+        return "names no host"
+    problem = host_problem(host)
+    return f"names a host casefile cannot ask ({problem})" if problem else None
 
 
 def cards_type(include_multilingual: bool) -> str:
@@ -216,6 +234,7 @@ class Plan:
     detail: list[str]
     exact: bool = False
     oracle_cards: int = 0  # the API plan's Oracle cards (estimated unless exact): the page sources' upper bound
+    problems: list[str] = field(default_factory=list)  # why a sync by this plan would fail (the index's entries)
 
     @property
     def cost_s(self) -> float:
@@ -248,25 +267,33 @@ def bulk_plan(settings, index: dict[str, Descriptor], include_multilingual: bool
     cards = index.get(cards_type(include_multilingual))
     rulings = index.get("rulings")
     sizes = [d.size for d in (cards, rulings) if d is not None and d.size is not None]
-    detail = ["1 /bulk-data (the index)"]
+    detail, problems = ["1 /bulk-data (the index)"], []
     for label, d in ((cards_type(include_multilingual), cards), ("rulings", rulings)):
-        if d is not None and d.problem:
-            detail.append(f"{label}: {d.problem} (a bulk sync would fail)")
-        elif d is None or not d.url:
-            detail.append(f"{label}: missing from the index (a bulk sync would fail)")
+        problem = d.problem if d is not None and d.problem else "missing from the index" if d is None or not d.url \
+            else f"its URL {url_problem(d.url)}" if url_problem(d.url) else None
+        if problem:
+            problems.append(f"{label}: {problem}")
+            detail.append(f"{label}: {problem} (a bulk sync would fail)")
         else:
             size = f"{d.size:,} bytes" if d.size is not None else "size unknown"
-            detail.append(f"1 {d.url} ({size}, {'JSON lines' if d.jsonl else 'JSON array'}; "
+            detail.append(f"1 {redact_url(d.url)} ({size}, {'JSON lines' if d.jsonl else 'JSON array'}; "
                           "conditional GET: an unchanged file is not downloaded again)")
     detail.append("1 /sets (every set)")
-    return Plan("bulk", 4, sum(sizes) if sizes else None, 3 * settings.api_interval_s, detail, True)
+    return Plan("bulk", 4, sum(sizes) if sizes else None, 3 * settings.api_interval_s, detail, True,
+                problems=problems)
 
 
 def choose(api: Plan | None, bulk: Plan | None) -> Plan:
-    """--bulk auto: the plan that costs less, pacing time plus transfer time."""
+    """--bulk auto: the plan that costs less, pacing time plus transfer time. A bulk plan the
+    index cannot serve (an entry missing, or of a type or URL casefile cannot read) is not taken:
+    the API plan still works when Scryfall changes its index."""
     if api is None:
         return bulk
     if bulk is None:
+        return api
+    if bulk.problems:
+        log.warning("the bulk data index cannot serve a bulk sync (%s): --bulk auto takes the API plan",
+                    "; ".join(bulk.problems))
         return api
     return bulk if bulk.cost_s < api.cost_s else api
 

@@ -55,7 +55,9 @@ def scryfall_error(url: str, status: int, body: bytes, exit_code: int) -> Scryfa
         obj = None
     if isinstance(obj, dict) and obj.get("object") == "error":
         warnings = obj.get("warnings") if isinstance(obj.get("warnings"), list) else []
-        return ScryfallError(url, int(obj.get("status") or status), obj.get("code"), obj.get("details"),
+        said = obj.get("status")  # documented as an integer; the HTTP status where it is not one
+        said = said if isinstance(said, int) and not isinstance(said, bool) and 100 <= said <= 599 else status
+        return ScryfallError(url, said, obj.get("code"), obj.get("details"),
                              [str(w) for w in warnings], exit_code=exit_code)
     snippet = body[:200].decode("utf-8", "replace").strip()
     return ScryfallError(url, status, None, f"unexpected answer: {snippet!r}", exit_code=exit_code)
