@@ -337,6 +337,41 @@ def test_doctor_online_remembers_a_429_of_the_api_at_once_and_exits_75(cli, data
     assert saved["wait_s"] == 60  # the next sync asks nothing before it ends
 
 
+def test_doctor_online_stops_at_a_site_s_429_and_exits_75(cli, data_dir):
+    """Before, the sites' client waited out the Retry-After (30 s at the least) of its one attempt,
+    then reported the site unreachable (69), where a sync would try again later (75)."""
+    cards, rulings, sets = sample_api_data()
+    with FakeScryfall(cards, rulings, sets) as server:
+        server.add_page("/bulk-data", b'{"object": "list", "has_more": false, "data": []}', "application/json")
+        server.add_fault("/robots.txt", "429", times=None, retry_after=60)
+        started = time.monotonic()
+        result = cli("doctor", "--online", "--format", "json", **_sites_on(server))
+        took = time.monotonic() - started
+        assert len(server.requests_to("/robots.txt")) == 2  # each site once
+    assert result.returncode == 75, result.stdout + result.stderr
+    assert took < 30  # the probe does not sit out the Retry-After it was given
+    online = {f["finding"].split(":")[0]: (f["level"], f["finding"]) for f in json.loads(result.stdout)
+              if f["area"] == "online"}
+    assert online["Scryfall API"][0] == "ok"
+    for site in ("MTG wiki", "listeblanche.fr"):
+        assert online[site][0] == "fail" and "answered 429 and asks for a pause of 60 s" in online[site][1]
+    assert not (data_dir / "cooldown.json").exists()  # Scryfall's cool-down is the API's alone
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_plan_exits_69_when_the_api_refuses_casefile_as_a_sync_does(cli, data_dir, status):
+    """Before, --plan exited 2 (a usage error) on a search the API refused, where the sync exits 69."""
+    cards, rulings, sets = sample_api_data()
+    with FakeScryfall(cards, rulings, sets) as server:
+        server.add_fault("/cards/search", "status", times=None, status=status, content_type="application/json",
+                         body=json.dumps({"object": "error", "code": "forbidden", "status": status,
+                                          "details": "Refused."}).encode())
+        plan = cli("sync", "--api-url", server.url, "--plan")
+        synced = cli("sync", "--api-url", server.url, "--sources", "api")
+    assert (plan.returncode, synced.returncode) == (69, 69), plan.stderr + synced.stderr
+    assert f"Scryfall answered {status} (forbidden)" in plan.stderr
+
+
 @pytest.mark.parametrize("status", [401, 403, 404])
 def test_doctor_online_fails_an_api_that_refuses_the_question(cli, data_dir, status):
     # a 403 is what a sync meets as exit 69 (refused for good); the probe must not call it reachable

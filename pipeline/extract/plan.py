@@ -16,7 +16,7 @@ from ..normalize import query as query_filter
 from ..normalize.scryfall import search_page, search_warnings
 from . import bulk as bulk_plans
 from .pages import page_plan
-from .scryfall import scryfall_error, search_url
+from .scryfall import refused_or, scryfall_error, search_url
 
 
 
@@ -51,7 +51,7 @@ def plan(settings: Settings, *, query: str | None = None, include_multilingual: 
             response = client.get(url, pacing=pacing, accept=JSON_ACCEPT, check_body=json_body_check)
             fetched.append(url)
             if response.status != 200:
-                raise scryfall_error(url, response.status, response.body, EXIT_USAGE)
+                raise scryfall_error(url, response.status, response.body, refused_or(EXIT_USAGE, response.status))
             first_page = search_page(response.body, url)
             warnings = search_warnings(first_page)  # terms Scryfall ignored: the plan is for the rest
             by_api = bulk_plans.api_plan(settings, first_page)

@@ -21,12 +21,17 @@ def _remember(settings: Settings, url: str, wait_s: float) -> None:
     raise RateLimited(f"answered 429 and asks for a pause of {wait_s:.0f} s; try again later")
 
 
+def _paused(url: str, wait_s: float) -> None:
+    """A site's 429: the probe stops there (75) rather than sleep the Retry-After for one question."""
+    raise RateLimited(f"answered 429 and asks for a pause of {wait_s:.0f} s; try again later")
+
+
 def probe(settings: Settings) -> list[tuple[str, int, str]]:
-    """(what, exit code: 0 when the source answers (the API with a 2xx), 75 when Scryfall asked for
-    a pause, else 69, detail) for the API and each rulings site; never raises for a failed source."""
+    """(what, exit code: 0 when the source answers (the API with a 2xx), 75 when it asked for a
+    pause, else 69, detail) for the API and each rulings site; never raises for a failed source."""
     quick = settings.with_overrides(max_attempts=1, read_timeout_s=min(settings.read_timeout_s, 15.0))
     api_client = HttpClient(quick, on_rate_limited=lambda url, wait: _remember(settings, url, wait))
-    client = HttpClient(quick)
+    client = HttpClient(quick, on_rate_limited=_paused)
     checks = [("Scryfall API", f"{settings.api_url}/bulk-data", JSON_ACCEPT, True),
               ("MTG wiki", f"{settings.wiki_url}/robots.txt", HTML_ACCEPT, False),
               ("listeblanche.fr", f"{settings.listeblanche_url}/robots.txt", HTML_ACCEPT, False)]

@@ -63,7 +63,7 @@ def scryfall_error(url: str, status: int, body: bytes, exit_code: int) -> Scryfa
     return ScryfallError(url, status, None, f"unexpected answer: {snippet!r}", exit_code=exit_code)
 
 
-def _refused_or(code: int, status: int) -> int:
+def refused_or(code: int, status: int) -> int:
     """401 and 403 mean the source refused us (exit 69); other unexpected answers keep ``code``."""
     return EXIT_UNAVAILABLE if status in (401, 403) else code
 
@@ -145,7 +145,7 @@ class ScryfallExtractor:
                 is_first = result.search_pages == 1
                 raise scryfall_error(url, response.status, response.body,
                                      EXIT_USAGE if is_first and response.status in (400, 404)
-                                     else _refused_or(EXIT_DATAERR, response.status))
+                                     else refused_or(EXIT_DATAERR, response.status))
             links = search_page_links(response.body, entry.path)
             if result.total_cards is None:
                 result.total_cards = links.total_cards
@@ -175,7 +175,7 @@ class ScryfallExtractor:
             response, entry = self._get(url, "rulings", oracle_id)
             self._tick("rulings")
             if response.status != 200:
-                raise scryfall_error(url, response.status, response.body, _refused_or(EXIT_DATAERR, response.status))
+                raise scryfall_error(url, response.status, response.body, refused_or(EXIT_DATAERR, response.status))
             count, more = rulings_list(response.body, entry.path)
             if more:  # the rest would be missed, and read as rulings Scryfall no longer has
                 raise SourceDataError(f"{entry.path}: the rulings list of Oracle card {oracle_id} says has_more: "
