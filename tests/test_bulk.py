@@ -7,6 +7,7 @@ a JSON array of card objects, a JSON array of ruling objects, or gzipped JSON li
 import gzip
 import hashlib
 import json
+import time
 import uuid
 
 import pytest
@@ -579,3 +580,40 @@ def test_auto_does_not_take_a_bulk_plan_the_index_cannot_serve(bulk_server, cli)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["chosen"] == "api"
     assert "the bulk data index cannot serve a bulk sync (rulings: missing from the index)" in result.stderr
+
+
+def test_a_json_array_cut_after_one_of_its_objects_is_retried_then_given_up_on(bulk_server, cli, data_dir):
+    """CONSTRUCTED: the array of a download_uri cut just after an object's closing brace. Its end
+    looked like JSON to the download's check, so it was kept at the first answer and the build
+    refused it (65, the run rejected); it is now retried, kept in quarantine/, and the run fails
+    with 75 as for any cut body."""
+    body = bulk_server.files["default_cards"]
+    cut = body[:body.rindex(b"}", 0, len(body) // 2) + 1]
+    bulk_server.add_file("/files/default_cards.json", cut, etag=ETAG, last_modified=LAST_MODIFIED)
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always",
+                 CASEFILE_BACKOFF_BASE="0.05", CASEFILE_BACKOFF_MAX="0.1")
+    assert result.returncode == 75, result.stderr
+    assert "not a JSON bulk file" in result.stderr
+    assert len(bulk_server.requests_to("/files/default_cards.json")) > 1
+    [run] = RawStore(data_dir / "raw").runs()
+    entries = [json.loads(line) for line in (run.path / "manifest.jsonl").read_text().splitlines()]
+    [kept] = [e for e in entries if e.get("quarantined")]
+    assert kept["kind"] == "bulk-cards" and kept["quarantined"].startswith("not a JSON bulk file")
+    assert (run.path / kept["path"]).read_bytes() == cut
+
+
+def test_a_bulk_file_that_trickles_in_is_given_up_on_once_the_read_timeout_is_spent(bulk_server, cli, data_dir):
+    """CONSTRUCTED: the rulings file a byte every 50 ms, each byte well within the read timeout.
+    The read timeout bounded each wait for bytes of a bulk download, not the whole: such a server
+    held the sync, and its lock, until the file's last byte (or the 8 GiB cap)."""
+    bulk_server.add_page("/files/rulings.json", bulk_server.files["rulings"], "application/json")
+    bulk_server.add_fault("/files/rulings.json", "trickle", times=None, interval=0.05, chunk=1)
+    started = time.monotonic()
+    result = cli("sync", "--api-url", bulk_server.url, "--query", "*", "--bulk", "always",
+                 CASEFILE_READ_TIMEOUT="1", CASEFILE_MAX_ATTEMPTS="2", CASEFILE_BACKOFF_BASE="0.05",
+                 CASEFILE_BACKOFF_MAX="0.1")
+    took = time.monotonic() - started
+    assert result.returncode == 75, result.stderr
+    assert "body too slow" in result.stderr and "under 64 KiB/s once the read timeout of 1 s is spent" in result.stderr
+    assert len(bulk_server.requests_to("/files/rulings.json")) == 2
+    assert took < 30, took  # the file's 49 kB at 20 bytes a second would take 41 minutes

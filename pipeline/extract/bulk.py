@@ -12,6 +12,7 @@ Also here: ``plan``, which says what a sync would request, and ``choose``, the `
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -128,14 +129,16 @@ def cards_type(include_multilingual: bool) -> str:
     return "all_cards" if include_multilingual else "default_cards"
 
 
-def check_bulk_file(sink) -> None:
+def check_bulk_file(sink, array: bool = False) -> None:
     """A bulk body must look like JSON (an array or JSON lines) or gzip from its first bytes on,
-    and end like JSON: a cut file or an HTML page is retried, then refused."""
+    and end like JSON: a cut file or an HTML page is retried, then refused. ``array``: the file
+    of a ``download_uri``, a JSON array, which a cut after one of its objects leaves without its
+    closing bracket."""
     head, tail = sink.head_and_tail()
     if head.startswith(GZIP_MAGIC):
         return  # gzip: checked whole as it streamed (http.GzipCheck)
     first, last = head.lstrip()[:1], tail.rstrip()[-1:]
-    if first not in (b"[", b"{") or last not in (b"]", b"}"):
+    if first not in (b"[", b"{") or last not in (b"]", b"}") or (array and (first, last) != (b"[", b"]")):
         raise BodyProblem(f"not a JSON bulk file (starts {head[:20]!r}, ends {tail[-20:]!r})")
 
 
@@ -196,7 +199,8 @@ class BulkExtractor:
         try:
             try:
                 response = self.transport.download(d.url, sink, pacing=self._pacing(), validators=validators,
-                                                   check_file=check_bulk_file)
+                                                   check_file=functools.partial(check_bulk_file,
+                                                                                array=not d.jsonl))
             except CasefileError as exc:
                 bad = getattr(exc, "bad_response", None)
                 if bad is not None:  # the body given up on: kept in quarantine/ with its reason

@@ -37,6 +37,10 @@ MAX_REDIRECTS = 5
 # pacer's stamp and the send made the server see 392 ms between two searches, for 505 ms kept by
 # the client). 5 ms on top of every interval absorbs clock granularity, at a cost of 1-5 %.
 PACING_MARGIN_S = 0.005
+# A bulk file must come at this rate on average, once the read timeout's worth of seconds is spent:
+# the read timeout bounds each wait for bytes, and this the whole download, so that a server that
+# trickles a file cannot hold a sync, and its lock, for days (a 500 MB file may take 2 hours).
+MIN_DOWNLOAD_RATE = 64 * 1024  # bytes per second
 
 
 def transient(status: int) -> bool:
@@ -246,9 +250,11 @@ class HttpClient:
                 # undone), not by the URL's name: a .gz file may arrive unpacked, and gzip may
                 # sit at a URL without .gz
                 gz, head = None, b""
+                started, grace = self._clock(), self.settings.read_timeout_s
                 try:
                     try:
-                        for chunk in r.iter_content(chunk_size=1 << 20):
+                        # read1: what has come, up to 1 MiB, so that a trickle is seen as it comes
+                        while chunk := r.raw.read1(1 << 20, decode_content=True):
                             if sink.size + len(chunk) > cap:
                                 raise SourceDataError(f"{url}: response larger than the cap of {cap:,} bytes refused")
                             sink.write(chunk)
@@ -259,8 +265,13 @@ class HttpClient:
                                 if head.startswith(GZIP_MAGIC):
                                     gz = GzipCheck(url, cap)
                                     gz.feed(head)
-                    except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError,
-                            urllib3.exceptions.ProtocolError, requests.ConnectionError) as exc:
+                            elapsed = self._clock() - started
+                            if elapsed > grace + sink.size / MIN_DOWNLOAD_RATE:
+                                raise _IncompleteBody(
+                                    f"body too slow: {sink.size:,} bytes in {elapsed:.0f} s, under "
+                                    f"{MIN_DOWNLOAD_RATE // 1024} KiB/s once the read timeout of {grace:g} s is spent",
+                                    b"")
+                    except (urllib3.exceptions.HTTPError, requests.RequestException) as exc:  # not the sink's OSError
                         raise _IncompleteBody(f"truncated body: {_short(exc)}", b"") from None
                     self.traffic.bytes += sink.size
                     encoded = r.headers.get("content-encoding", "identity") not in ("", "identity")
