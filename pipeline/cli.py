@@ -91,11 +91,13 @@ def _read(ctx: Context, read, *args):
         con.close()
 
 
-def echo_rows(run, fmt: str, empty_table: str | None = None) -> None:
+def echo_rows(run, fmt: str, empty_table: str | None = None, spool: bool = False) -> None:
     """Print the rows of ``run()`` (its columns and an iterator of row batches, as
     ``reader.query_batches`` gives them) in ``fmt``, as they stream in. A table needs its column
     widths first: a table of more than one batch takes them in a first pass, then calls ``run``
-    again. ``empty_table``: what a table without rows prints instead of its header."""
+    again, or, with ``spool`` (a statement that may not give the same rows twice: the user's, with
+    its sequences, ``random()`` or ``now()``), keeps the batches in a temporary file and reads them
+    back. ``empty_table``: what a table without rows prints instead of its header."""
     import itertools
 
     from .formats import render_stream, table_widths
@@ -112,9 +114,30 @@ def echo_rows(run, fmt: str, empty_table: str | None = None) -> None:
     if second is None:  # one batch, as most listings are: its widths, and no second run
         echo_chunks(render_stream(columns, [first], fmt, table_widths(columns, [first])))
         return
-    widths = table_widths(columns, itertools.chain([first, second], batches))
-    columns, batches = run()
-    echo_chunks(render_stream(columns, batches, fmt, widths))
+    if not spool:
+        widths = table_widths(columns, itertools.chain([first, second], batches))
+        columns, batches = run()
+        echo_chunks(render_stream(columns, batches, fmt, widths))
+        return
+    import pickle
+    import tempfile
+
+    with tempfile.TemporaryFile(prefix="casefile-rows-") as held:
+        def kept():
+            for batch in itertools.chain([first, second], batches):
+                pickle.dump(batch, held, protocol=pickle.HIGHEST_PROTOCOL)
+                yield batch
+
+        def read_back():
+            while True:
+                try:
+                    yield pickle.load(held)
+                except EOFError:
+                    return
+
+        widths = table_widths(columns, kept())
+        held.seek(0)
+        echo_chunks(render_stream(columns, read_back(), fmt, widths))
 
 
 def echo_chunks(chunks, size: int = 1 << 16) -> None:
@@ -526,7 +549,7 @@ def sql(ctx: Context, statement: str | None, file: str | None, params: dict[str,
 
     def show(con) -> None:
         last, values = run_all_but_last(con, text, params, empty)
-        echo_rows(lambda: query_batches(con, last, values), fmt)
+        echo_rows(lambda: query_batches(con, last, values), fmt, spool=True)
 
     _read(ctx, show)
 

@@ -453,7 +453,7 @@ def test_sql_prints_a_listing_of_several_batches_as_a_whole(synced, capsys, fmt)
 
 @pytest.mark.parametrize("fmt", ["table", "csv"])
 def test_statements_before_the_last_run_once_even_when_a_table_reads_its_rows_twice(synced, capsys, fmt):
-    """A table of more than one batch runs its query twice (once for the widths): a temp table made
+    """A table of more than one batch reads its rows twice (once for the widths): a temp table made
     before the query must not be made again (it was: "Table with name t already exists")."""
     statement = "CREATE TEMP TABLE t AS SELECT range AS n FROM range(25003); SELECT n FROM t ORDER BY n"
     assert main(["--data-dir", str(synced), "sql", statement, "--format", fmt]) == 0
@@ -475,17 +475,29 @@ def test_a_query_that_fails_while_its_rows_stream_is_a_usage_error(synced, capsy
         assert captured.out == ""
 
 
-@pytest.mark.parametrize("statement,runs", [("SELECT 42 AS answer", 1), ("SELECT range FROM range(25000)", 2)])
-def test_a_table_runs_its_statement_again_only_when_it_is_longer_than_a_batch(synced, capsys, monkeypatch,
-                                                                             statement, runs):
+@pytest.mark.parametrize("statement,rows", [("SELECT 42 AS answer", 1), ("SELECT range FROM range(25000)", 25000)])
+def test_a_table_runs_the_statement_once_whatever_its_length(synced, capsys, monkeypatch, statement, rows):
     import pipeline.reader
 
     calls = []
     real = pipeline.reader.query_batches
     monkeypatch.setattr(pipeline.reader, "query_batches", lambda *a, **k: calls.append(a) or real(*a, **k))
     assert main(["--data-dir", str(synced), "sql", statement]) == 0
-    assert len(calls) == runs
-    assert capsys.readouterr().out.endswith(f"({1 if runs == 1 else 25000} row{'' if runs == 1 else 's'})\n")
+    assert len(calls) == 1
+    assert capsys.readouterr().out.endswith(f"({rows} row{'' if rows == 1 else 's'})\n")
+
+
+@pytest.mark.parametrize("statement", [
+    "CREATE TEMP SEQUENCE s; SELECT nextval('s') AS n FROM range(20000)",
+    "CREATE TEMP TABLE t (i INTEGER PRIMARY KEY); INSERT INTO t SELECT range + 1 FROM range(20000) RETURNING i AS n",
+])
+def test_a_table_longer_than_a_batch_prints_the_rows_of_one_run_of_the_statement(synced, capsys, statement):
+    """Before, a table of more than one batch ran the statement again for its rows, after a first
+    run for the widths: a sequence then printed 20001 on, and an insert failed on its key (exit 2)."""
+    assert main(["--data-dir", str(synced), "sql", statement]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.strip() for line in lines[2:4]] == ["1", "2"] and lines[-2].strip() == "20000"
+    assert lines[-1] == "(20000 rows)"
 
 
 @pytest.mark.parametrize("args", [["report", "colors", "--out"], ["export", "rulings", "--out"]])
