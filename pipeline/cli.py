@@ -34,12 +34,18 @@ class Context:
     def emit(self, text_line: str, payload: dict) -> None:
         """The command's result on stdout: one text line, or one JSON object with --log-format json."""
         if self.log_format == "json":
-            click.echo(json.dumps(payload, ensure_ascii=False, default=str))
+            print_out(json.dumps(payload, ensure_ascii=False, default=str))
         else:
-            click.echo(text_line)
+            print_out(text_line)
 
 
 pass_ctx = click.make_pass_decorator(Context)
+
+
+def print_out(text: str = "", nl: bool = True) -> None:
+    """Print a command's output on stdout as it is. click.echo takes ANSI escape sequences out of
+    what goes to a pipe or a file (``color``); those inside values are data, and print whole."""
+    click.echo(text, nl=nl, color=True)
 
 
 class Text(click.ParamType):
@@ -108,7 +114,7 @@ def echo_rows(run, fmt: str, empty_table: str | None = None, spool: bool = False
         echo_chunks(render_stream(columns, itertools.chain([first], batches), fmt))
         return
     if not first and empty_table is not None:
-        click.echo(empty_table)
+        print_out(empty_table)
         return
     second = next(batches, None)
     if second is None:  # one batch, as most listings are: its widths, and no second run
@@ -148,11 +154,11 @@ def echo_chunks(chunks, size: int = 1 << 16) -> None:
         buffer.append(chunk)
         held += len(chunk)
         if held >= size:
-            click.echo("".join(buffer), nl=False)
+            print_out("".join(buffer), nl=False)
             buffer.clear()
             held = 0
     if buffer:
-        click.echo("".join(buffer), nl=False)
+        print_out("".join(buffer), nl=False)
 
 
 def write_output(path: Path, text: str) -> None:
@@ -317,26 +323,26 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
 
         info = make_plan(settings, query=query, include_multilingual=bool(multilingual), bulk=bulk, sources=chosen)
         if ctx.log_format == "json":
-            click.echo(json.dumps({"event": "plan", **info}, ensure_ascii=False))
+            print_out(json.dumps({"event": "plan", **info}, ensure_ascii=False))
             return
-        click.echo(f"plan for {info['query']} (--bulk {info['bulk']}): {info['chosen']}")
+        print_out(f"plan for {info['query']} (--bulk {info['bulk']}): {info['chosen']}")
         for name, p in info["plans"].items():
             size = "size unknown" if p["bytes"] is None else \
                 f"{'about ' if name == 'api' else ''}{p['bytes']:,} bytes"
             mark = "*" if name == info["chosen"] else " "
-            click.echo(f"{mark} {name}: {'' if p['exact'] else 'about '}{p['requests']:,} requests, {size}, "
-                       f"at least {p['pacing_s']:,.1f} s of pacing")
+            print_out(f"{mark} {name}: {'' if p['exact'] else 'about '}{p['requests']:,} requests, {size}, "
+                      f"at least {p['pacing_s']:,.1f} s of pacing")
             for line in p["detail"]:
-                click.echo(f"      {line}")
+                print_out(f"      {line}")
         if info["pages"] is not None:
             p = info["pages"]
-            click.echo(f"  then the pages ({', '.join(s for s in info['sources'] if s != 'api')}): at most "
-                       f"{p['requests']:,} requests, at least {p['pacing_s']:,.1f} s of pacing after the API's")
+            print_out(f"  then the pages ({', '.join(s for s in info['sources'] if s != 'api')}): at most "
+                      f"{p['requests']:,} requests, at least {p['pacing_s']:,.1f} s of pacing after the API's")
             for line in p["detail"]:
-                click.echo(f"      {line}")
+                print_out(f"      {line}")
         for note in info["notes"]:
-            click.echo(f"  note: {note}")
-        click.echo(f"  fetched to plan: {', '.join(info['fetched']) or 'nothing'}")
+            print_out(f"  note: {note}")
+        print_out(f"  fetched to plan: {', '.join(info['fetched']) or 'nothing'}")
         return
     # The lock is taken before the heavy imports, so a second sync says "busy" at once.
     with SyncLock(settings.lock_path):
@@ -414,7 +420,7 @@ def prune(ctx: Context, keep_days: int, dry_run: bool) -> None:
     if dry_run and ctx.log_format != "json":
         for d in result.plan.decisions:
             if not d.keep:
-                click.echo(f"would delete {d.run.run_id} ({d.reason}, query {d.run.meta.get('query') or '-'})")
+                print_out(f"would delete {d.run.run_id} ({d.reason}, query {d.run.meta.get('query') or '-'})")
     kept = result.kept_by_reason()
     reasons = ", ".join(f"{n} {reason}" for reason, n in sorted(kept.items())) or "none"
     verb = "would delete" if dry_run else "deleted"
@@ -571,7 +577,7 @@ def card(ctx: Context, name: str, fmt: str) -> None:
     """
     from .lookup import show_card
 
-    click.echo(_read(ctx, show_card, name, fmt), nl=False)
+    print_out(_read(ctx, show_card, name, fmt), nl=False)
 
 
 @main_group.command()
@@ -591,7 +597,7 @@ def search(ctx: Context, text: str, limit: int, fmt: str) -> None:
     from .lookup import search as run_search
 
     columns, rows = _read(ctx, run_search, text, limit)
-    click.echo(render(columns, rows, fmt), nl=False)
+    print_out(render(columns, rows, fmt), nl=False)
 
 
 @main_group.command()
@@ -642,7 +648,7 @@ def doctor(ctx: Context, online: bool, fmt: str) -> None:
 
     findings = diagnose(ctx.settings, online=online)
     rows = [(f.level, f.area, f.message) for f in findings]
-    click.echo(render(["level", "area", "finding"], rows, fmt), nl=False)
+    print_out(render(["level", "area", "finding"], rows, fmt), nl=False)
     code = exit_code(findings)
     if code:
         click.get_current_context().exit(code)
@@ -726,7 +732,7 @@ def rules_diff(ctx: Context, old: str, new: str, fmt: str) -> None:
     from .rules_view import diff_editions
 
     columns, rows = _read(ctx, diff_editions, old, new)
-    click.echo(render(columns, rows, fmt), nl=False)
+    print_out(render(columns, rows, fmt), nl=False)
 
 
 @main_group.command()
@@ -755,7 +761,7 @@ def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | Non
 
     text = run_report(ctx.settings.warehouse_path, name, fmt, query=query, wait_s=ctx.settings.reader_wait_s)
     if out is None:
-        click.echo(text, nl=False)
+        print_out(text, nl=False)
         return
     write_output(out, text)
     ctx.emit(f"wrote {out} ({name} report, {fmt})", {"event": "report", "report": name, "format": fmt,
@@ -803,11 +809,11 @@ def status(ctx: Context, fmt: str) -> None:
 
     info = collect_status(ctx.settings)
     if ctx.log_format == "json" or fmt == "json":  # --log-format json: one object per line, as every result
-        click.echo(json.dumps(info, ensure_ascii=False, indent=None if ctx.log_format == "json" else 2, default=str))
+        print_out(json.dumps(info, ensure_ascii=False, indent=None if ctx.log_format == "json" else 2, default=str))
         return
     tables = sorted(info["warehouse"].get("tables", {}).items())
     if fmt == "csv":  # one CSV table, for scripts: the row counts (the rest is in --format json)
-        click.echo(render(["table", "rows"], tables, fmt), nl=False)
+        print_out(render(["table", "rows"], tables, fmt), nl=False)
         return
     facts = [("data dir", info["paths"]["data_dir"]),
              ("raw store", f"{info['paths']['raw_dir']} ({info['runs']['complete']} complete, "
@@ -821,14 +827,14 @@ def status(ctx: Context, fmt: str) -> None:
     if pid is not None:  # a sync, rebuild or prune holds the lock: what this shows may change under it
         facts.append(("running", "a sync, rebuild or prune holds the lock" + (f" (pid {pid})" if pid > 0 else "")))
     for label, value in facts:  # markdown: a list, so that the lines do not run together
-        click.echo(f"- {label}: {value}" if fmt == "markdown" else f"{label + ':':<11} {value}")
+        print_out(f"- {label}: {value}" if fmt == "markdown" else f"{label + ':':<11} {value}")
     if tables:
-        click.echo("")
-        click.echo(render(["table", "rows"], tables, fmt), nl=False)
+        print_out("")
+        print_out(render(["table", "rows"], tables, fmt), nl=False)
     if info["recent_runs"]:
-        click.echo("")
+        print_out("")
         cols = ["run_id", "mode", "status", "loaded", "query"]
-        click.echo(render(cols, [[r[c] for c in cols] for r in info["recent_runs"]], fmt), nl=False)
+        print_out(render(cols, [[r[c] for c in cols] for r in info["recent_runs"]], fmt), nl=False)
 
 
 def main(argv: list[str] | None = None) -> int:

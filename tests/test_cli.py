@@ -910,3 +910,13 @@ def test_an_end_of_file_error_is_a_failure_with_its_traceback_not_an_interruptio
     err = capsys.readouterr().err
     assert "interrupted" not in err
     assert "internal error" in err and "EOFError: Compressed file ended" in err
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_escape_sequences_inside_values_print_whole_to_a_pipe(synced, capsys, fmt):
+    """click.echo takes ANSI escape sequences out of what goes to a pipe or a file: a value
+    holding one printed shorter than it is (6 characters as "AB"), where the README says values
+    print whole. JSON spells the character out."""
+    assert main(["--data-dir", str(synced), "sql", "SELECT 'A' || chr(27) || '[1mB' AS v", "--format", fmt]) == 0
+    printed = capsys.readouterr().out
+    assert ("A\\u001b[1mB" if fmt == "json" else "A\x1b[1mB") in printed
