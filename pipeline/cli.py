@@ -629,6 +629,25 @@ def changes(ctx: Context, since: str | None, fmt: str) -> None:
     _read(ctx, show)
 
 
+def _findings_table(rows: list[tuple[str, str, str]]) -> str:
+    """doctor's findings as a table whose long findings wrap onto lines of their own under the
+    column, where a table cell is cut at TABLE_CELL_MAX: the runs and the remedy a finding names
+    are read in full (a path or URL longer than a line stays whole)."""
+    import textwrap
+
+    from .formats import TABLE_CELL_MAX
+
+    wrapped = [textwrap.wrap(" ".join(finding.split()), TABLE_CELL_MAX, break_long_words=False,
+                             break_on_hyphens=False) or [""] for _, _, finding in rows]
+    lines = render(["level", "area", "finding"], [(level, area, parts[0]) for (level, area, _), parts
+                                                  in zip(rows, wrapped)], "table").split("\n")
+    indent = " " * lines[1].rindex(" -")  # the separator line: the finding column starts after its last gap
+    out = lines[:2]
+    for line, parts in zip(lines[2:], wrapped):
+        out += [line, *(indent + " " + part for part in parts[1:])]
+    return "\n".join(out + lines[2 + len(rows):])
+
+
 @main_group.command()
 @click.option("--online", is_flag=True, help="Also ask each source one small question (network).")
 @format_option()
@@ -648,7 +667,7 @@ def doctor(ctx: Context, online: bool, fmt: str) -> None:
 
     findings = diagnose(ctx.settings, online=online)
     rows = [(f.level, f.area, f.message) for f in findings]
-    print_out(render(["level", "area", "finding"], rows, fmt), nl=False)
+    print_out(_findings_table(rows) if fmt == "table" else render(["level", "area", "finding"], rows, fmt), nl=False)
     code = exit_code(findings)
     if code:
         click.get_current_context().exit(code)

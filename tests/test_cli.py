@@ -1,6 +1,7 @@
 """The CLI surface: help everywhere, exit codes, output formats, read-only SQL."""
 
 import errno
+import itertools
 import json
 import os
 import re
@@ -920,3 +921,26 @@ def test_escape_sequences_inside_values_print_whole_to_a_pipe(synced, capsys, fm
     assert main(["--data-dir", str(synced), "sql", "SELECT 'A' || chr(27) || '[1mB' AS v", "--format", fmt]) == 0
     printed = capsys.readouterr().out
     assert ("A\\u001b[1mB" if fmt == "json" else "A\x1b[1mB") in printed
+
+
+def test_doctor_s_table_shows_a_long_finding_whole_on_lines_of_its_own(tmp_path, capsys):
+    """A table cuts its cells at 80 characters: doctor's finding of runs gone from data/raw/ lost the
+    run's id and the remedy ("restore … or run `casefile rebuild`") past its first 80, readable only
+    with --format csv or json."""
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    [run] = [p for p in (data / "raw").iterdir() if (p / "run.json").exists()]
+    shutil.rmtree(run)
+    capsys.readouterr()
+    assert main(["--data-dir", str(data), "doctor"]) == 78
+    table = capsys.readouterr().out
+    assert main(["--data-dir", str(data), "doctor", "--format", "json"]) == 78
+    [failing] = [f["finding"] for f in json.loads(capsys.readouterr().out) if f["level"] == "fail"]
+    assert len(failing) > 200 and "…" not in table
+    lines = table.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("fail "))
+    column = lines[0].index("finding")
+    wrapped = [lines[start][column:]] + [line[column:] for line in itertools.takewhile(
+        lambda line: line.startswith(" " * column), lines[start + 1:])]
+    assert all(len(line) <= 80 for line in wrapped) and " ".join(wrapped) == failing
+    assert lines[-1] == f"({len(lines) - 2 - len(wrapped)} rows)"
