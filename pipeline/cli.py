@@ -169,6 +169,7 @@ def write_output(path: Path, text: str) -> None:
     import stat
 
     from .config import expand_home
+    from .export import sibling_stem
 
     path = expand_home(path)  # a value written as a folder was refused by OutPath
     try:
@@ -192,7 +193,7 @@ def write_output(path: Path, text: str) -> None:
         if target.is_symlink():  # a loop that resolve() leaves as it is (Python 3.13 on)
             raise UsageError(f"--out {path}: the link leads to no file (links in a loop)")
         path = target
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{sibling_stem(path.name)}.{os.getpid()}.tmp")  # a long name would leave no room
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(text, encoding="utf-8", newline="")

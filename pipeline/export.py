@@ -329,10 +329,23 @@ def _remove_empty(top: Path | None) -> None:
         top.rmdir()
 
 
+# What a sibling's name adds to the name of ``out``: ".", "." + a pid (7 digits at most on Linux),
+# "-" + 8 hex digits, "." + tmp or old; a file name holds 255 bytes.
+_SIBLING_ROOM = 255 - 22
+
+
+def sibling_stem(name: str) -> str:
+    """``name``, or for a name too long to take a sibling's additions, "~" and a hash of it: the
+    siblings of the same ``out`` always share their stem."""
+    if len(os.fsencode(name)) <= _SIBLING_ROOM:
+        return name
+    return "~" + hashlib.sha256(os.fsencode(name)).hexdigest()[:32]
+
+
 def _sibling(out: Path, kind: str) -> Path:
     """A hidden folder beside ``out`` ("tmp": being written; "old": the export it replaces),
     named with this process's pid so that a later export can tell one left by a killed export."""
-    return out.with_name(f".{out.name}.{os.getpid()}-{secrets.token_hex(4)}.{kind}")
+    return out.with_name(f".{sibling_stem(out.name)}.{os.getpid()}-{secrets.token_hex(4)}.{kind}")
 
 
 def _alive(pid: int) -> bool:
@@ -352,7 +365,7 @@ def clear_leftovers(out: Path) -> list[Path]:
     (a container may run every export as the same pid). Returns what was removed or put back."""
     if not out.parent.is_dir():
         return []
-    pattern = re.compile(rf"^\.{re.escape(out.name)}\.(\d+)-[0-9a-f]{{8}}\.(tmp|old)$")
+    pattern = re.compile(rf"^\.{re.escape(sibling_stem(out.name))}\.(\d+)-[0-9a-f]{{8}}\.(tmp|old)$")
     found = []
     for path in sorted(out.parent.iterdir()):
         match = pattern.match(path.name)

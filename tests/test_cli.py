@@ -944,3 +944,19 @@ def test_doctor_s_table_shows_a_long_finding_whole_on_lines_of_its_own(tmp_path,
         lambda line: line.startswith(" " * column), lines[start + 1:])]
     assert all(len(line) <= 80 for line in wrapped) and " ".join(wrapped) == failing
     assert lines[-1] == f"({len(lines) - 2 - len(wrapped)} rows)"
+
+
+@pytest.mark.parametrize("command", [["report", "colors", "--out"], ["export", "rulings", "--out"]])
+def test_an_out_name_as_long_as_a_file_name_may_be_is_written(synced, capsys, tmp_path, command):
+    """The temporary name beside ``--out`` added 13 to 20 bytes to its name: a name of 240 bytes or
+    more, which a file may have, failed with "File name too long". The siblings of a name that long
+    are named by its hash; a second export still finds the one a killed export left."""
+    out = tmp_path / "out" / ("r" * 250)
+    assert main(["--data-dir", str(synced), *command, str(out)]) == 0, capsys.readouterr().err
+    assert out.exists() and [p.name for p in out.parent.iterdir()] == [out.name]
+    if command[0] == "export":
+        from pipeline.export import clear_leftovers, sibling_stem
+
+        left = out.parent / f".{sibling_stem(out.name)}.4194304-0123abcd.tmp"
+        left.mkdir()
+        assert clear_leftovers(out) == [left] and not left.exists()
