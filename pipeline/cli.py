@@ -779,6 +779,8 @@ def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | Non
     """
     from .report import run_report
 
+    if query is not None and not query.strip():  # an unset shell variable: not every card
+        raise click.BadParameter("give a sync query, not an empty string", param_hint="--query")
     text = run_report(ctx.settings.warehouse_path, name, fmt, query=query, wait_s=ctx.settings.reader_wait_s)
     if out is None:
         print_out(text, nl=False)

@@ -32,7 +32,21 @@ def _editions(con) -> list[str]:
     return dates
 
 
+def _effective_date(value: str) -> str:
+    """``value`` if it is a date written YYYY-MM-DD, as the editions' dates are; else a usage error
+    (fromisoformat alone also takes 20240920, and says nothing of an empty value)."""
+    try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            raise ValueError
+        date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"{value!r} is not an edition's effective date (YYYY-MM-DD)") from None
+    return value
+
+
 def _edition(con, edition: str | None) -> str:
+    if edition is not None:
+        _effective_date(edition)
     dates = _editions(con)
     if edition is None:
         return dates[-1]
@@ -137,10 +151,7 @@ def _document(con, edition: str) -> RulesDocument:
 def diff_editions(con, old: str, new: str) -> tuple[list[str], list[tuple]]:
     """Rules added, removed or re-worded between two ingested editions (by effective date)."""
     for value in (old, new):
-        try:
-            date.fromisoformat(value)
-        except ValueError:
-            raise UsageError(f"{value!r} is not an edition's effective date (YYYY-MM-DD)") from None
+        _effective_date(value)
     old, new = _edition(con, old), _edition(con, new)
     changes = diff_rules(_document(con, old), _document(con, new))
     return ["number", "change", "old_text", "new_text"], [(c.number, c.kind, c.old_text, c.new_text) for c in changes]

@@ -960,3 +960,10 @@ def test_an_out_name_as_long_as_a_file_name_may_be_is_written(synced, capsys, tm
         left = out.parent / f".{sibling_stem(out.name)}.4194304-0123abcd.tmp"
         left.mkdir()
         assert clear_leftovers(out) == [left] and not left.exists()
+
+
+def test_an_empty_report_query_is_a_usage_error_that_says_so(synced, capsys):
+    """An unset shell variable: before, the report said the warehouse holds no cards of the query ''."""
+    assert main(["--data-dir", str(synced), "report", "colors", "--query", " "]) == 2
+    err = capsys.readouterr().err
+    assert "Invalid value for --query: give a sync query, not an empty string" in err

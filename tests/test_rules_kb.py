@@ -290,6 +290,21 @@ def test_a_rule_of_an_older_edition_says_its_links_are_on_the_newest(tmp_path, c
     assert "Rulings linked (2):" in newest and "--edition" not in newest
 
 
+@pytest.mark.parametrize("args", [["rule", "719.3a", "--edition", ""], ["rule", "719.3a", "--edition", "2024-13-01"],
+                                  ["rule", "719.3a", "--edition", "20240920"], ["rules", "diff", "20240920", "2024-09-20"],
+                                  ["rules", "diff", "2024-09-20", ""]])
+def test_an_effective_date_not_written_yyyy_mm_dd_is_named_as_such(tmp_path, capsys, args):
+    """Before, `rule --edition` took any text and answered "no edition effective ; ingested: …" for
+    an empty one, and `rules diff` took 20240920 (date.fromisoformat reads it) as a date."""
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(data), "-q", "rules", "ingest", str(EXCERPT)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data), *args]) == 2
+    bad = args[-1] if args[0] == "rule" else next(a for a in args[2:] if a != "2024-09-20")
+    assert f"{bad!r} is not an edition's effective date (YYYY-MM-DD)" in capsys.readouterr().err
+
+
 def test_a_file_that_is_not_the_rules_is_refused(tmp_path, data_dir, capsys):
     junk = tmp_path / "notes.txt"
     junk.write_text("Shopping list\n", "utf-8")
