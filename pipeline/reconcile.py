@@ -12,7 +12,9 @@ function of the *set* of sightings. The rules, in order:
    ruling with the same key — or the same key without symbols, when unique (flag ``symbols_lost``).
    Dates and sources it does show must agree. A copy from a card's page that matches several
    rulings takes the one its card has, when exactly one has it; else the latest (flag
-   ``ambiguous_match``).
+   ``ambiguous_match``). A copy from a card's page whose key only other cards' rulings have, and
+   that has no symbols, takes its own card's ruling of the same words with symbols, when exactly
+   one is (flag ``symbols_lost``).
 3. What still matches nothing is a ruling of its own: a wiki-only ruling has source ``mtgwiki``
    and no date.
 4. A copy in another language is a translation of the English copy it sits beside on the same
@@ -127,6 +129,14 @@ def reconcile(sightings: Iterable[RulingSighting]) -> Reconciled:
             # only a copy without symbols lost them: one with other symbols is another text
             candidates = _agreeing(by_bare_key.get(symbol_free_key(s.text_as_seen), []), s)
             flags = (SYMBOLS_LOST,) if candidates else ()
+        elif candidates and s.oracle_id is not None and not has_symbols(s.text_as_seen) \
+                and not any(s.oracle_id in cards[id(g)] for g in candidates):
+            # the same words without symbols are another card's ruling; a card's page shows its own
+            # card's, which lost its symbols here, when exactly one of them has the same words
+            own = [g for g in _agreeing(by_bare_key.get(symbol_free_key(s.text_as_seen), []), s)
+                   if s.oracle_id in cards[id(g)]]
+            if len(own) == 1:
+                candidates, flags = own, (SYMBOLS_LOST,)
         if len(candidates) > 1 and s.oracle_id is not None:
             on_card = [g for g in candidates if s.oracle_id in cards[id(g)]]
             if len(on_card) == 1:  # the card's page shows the card's ruling

@@ -207,6 +207,27 @@ def test_a_card_page_copy_that_lost_its_symbols_joins_its_own_cards_ruling():
         assert SYMBOLS_LOST in row.flags and "ambiguous_match" not in row.flags
 
 
+def test_a_card_page_copy_that_lost_its_symbols_joins_its_own_cards_ruling_not_another_cards_same_words():
+    """CONSTRUCTED: card c's API copy has the words without symbols, a ruling of its own (a and b
+    have two symbol versions, so it folds into neither). Before, a's page copy that lost its {1}
+    joined c's ruling by its exact key: card a was linked to a ruling it does not have, while its
+    listeblanche copy, dated, went to a's own."""
+    out = reconcile([_api("a", "Spells cost {1} less to cast."), _api("b", "Spells cost {2} less to cast."),
+                     _api("c", "Spells cost less to cast."), _page("a", "Spells cost less to cast."),
+                     _page("a", "Spells cost less to cast.", origin="listeblanche", date="2024-02-02", source="wotc")])
+    assert _links(out) == [("a", "Spells cost {1} less to cast."), ("b", "Spells cost {2} less to cast."),
+                           ("c", "Spells cost less to cast.")]
+    for row in (s for s in out.sightings if s.origin != "scryfall-api"):
+        assert SYMBOLS_LOST in row.flags, row
+    # a copy on c's page is c's ruling, as it says
+    out = reconcile([_api("a", "Spells cost {1} less to cast."), _api("b", "Spells cost {2} less to cast."),
+                     _api("c", "Spells cost less to cast."), _page("c", "Spells cost less to cast.")])
+    assert _links(out) == [("a", "Spells cost {1} less to cast."), ("b", "Spells cost {2} less to cast."),
+                           ("c", "Spells cost less to cast.")]
+    [row] = [s for s in out.sightings if s.origin == "scryfall-page"]
+    assert SYMBOLS_LOST not in row.flags
+
+
 def test_dated_page_copies_that_lost_their_symbols_make_no_ruling_of_their_own():
     colours = "WUBRG"
     sightings = [_api(c, f"Its last ability adds {{{c}}} only once each turn.") for c in colours]
