@@ -173,6 +173,14 @@ def test_a_translation_shares_its_originals_date_source_and_position():
     assert (english.position, english.date_as_seen, english.source) == (2, "2024-03-01", "wotc")
 
 
+@pytest.mark.parametrize("label", ["wotc.", "WotC ;", "Wizards of the Coast."])
+def test_a_source_label_ending_in_punctuation_is_the_source(label):
+    """CONSTRUCTED date lines: "source : wotc." gave the source "wotc.", a ruling of its own beside
+    the API's wotc one."""
+    html = _page(PAIRED_BY_LANG.replace("1er mars 2024 · source : wotc", f"1er mars 2024 · source : {label}"))
+    assert {r.source for r in parse_listeblanche_page(html, "doc", "oid").rulings} == {"wotc"}
+
+
 def test_pairing_by_order_when_the_markup_marks_no_language():
     assert _pairs(_page(PAIRED_BY_ORDER)) == [
         (0, "en", None, "English 1."), (0, "fr", 0, "[FR 1]"), (1, "en", None, "English 2.")]

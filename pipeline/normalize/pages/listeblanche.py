@@ -170,7 +170,7 @@ def _block(date_line: _DateLine, date_lines: list[_DateLine], doc_id: str) -> _B
         published = parse_french_date(line.group("date")).isoformat()
     except ValueError:
         raise ParseError(doc_id, f"unreadable date line {shown!r} (layout changed?)") from None
-    source = line.group("source").strip()
+    source = line.group("source").strip().rstrip(".;,").strip()  # "source : wotc." is wotc
     english, french = _original_and_translation(*_texts_after(date_line, date_lines))
     return _Block(published=published, source=_SOURCES.get(source.lower(), source.lower()),
                   english=english, french=french)
