@@ -105,18 +105,23 @@ class SyncLock:
             fh.close()
             raise LockBusy(f"another casefile sync is running (pid {holder}, lock {self.path}); "
                            "this one stops without doing anything. Try again later.") from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(f"{os.getpid()}\n")
-        fh.flush()
+        # The pid only names the holder to a second process: a full disk (where a prune is what
+        # frees space) keeps the lock without it. Written to the descriptor, unbuffered, so that
+        # nothing is left in a buffer to fail again at the close.
+        try:
+            os.ftruncate(fh.fileno(), 0)
+            os.pwrite(fh.fileno(), f"{os.getpid()}\n".encode(), 0)
+        except OSError:
+            pass
         self._fh = fh
         return self
 
     def __exit__(self, *exc) -> None:
         if self._fh is not None:
             try:
-                self._fh.seek(0)
-                self._fh.truncate()
+                os.ftruncate(self._fh.fileno(), 0)
+            except OSError:  # a full disk, or a file that cannot be truncated: the lock goes all the same
+                pass
             finally:
                 _release(self._fh.fileno())
                 self._fh.close()

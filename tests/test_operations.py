@@ -1235,3 +1235,19 @@ def test_a_run_that_changes_printings_only_is_not_said_to_change_nothing(data_di
     out = capsys.readouterr().out
     assert out == ("no change to cards, rulings or translations in 1 run(s); 1 of them changed other rows "
                    "(printings, sets, sightings)\n")
+
+
+def test_the_sync_lock_is_taken_and_let_go_where_its_pid_cannot_be_written():
+    """/dev/full answers every write with ENOSPC, as a disk full to its last block does (and refuses
+    a truncate). The lock wrote its holder's pid unguarded: on a full disk every writer, the prune
+    that would free space included, ended in a traceback (exit 1) instead of holding the lock."""
+    from pathlib import Path
+
+    from pipeline.lock import SyncLock, _take
+
+    full = Path("/dev/full")
+    with SyncLock(full), open(full, "a+") as other:
+        with pytest.raises((BlockingIOError, PermissionError)):  # held all the same: another open file is refused
+            _take(other.fileno())
+    with SyncLock(full):  # and let go
+        pass
