@@ -967,3 +967,36 @@ def test_an_empty_report_query_is_a_usage_error_that_says_so(synced, capsys):
     assert main(["--data-dir", str(synced), "report", "colors", "--query", " "]) == 2
     err = capsys.readouterr().err
     assert "Invalid value for --query: give a sync query, not an empty string" in err
+
+
+def _leave_a_wal(db: Path) -> None:
+    """A committed write that lives only in the warehouse's WAL, as a writer killed after its
+    commit leaves one (DuckDB told not to checkpoint at the close)."""
+    con = duckdb.connect(str(db))
+    con.execute("PRAGMA disable_checkpoint_on_shutdown")
+    con.execute("CREATE TABLE scratch AS SELECT 1 AS n")
+    con.close()
+    assert Path(f"{db}.wal").stat().st_size > 0
+
+
+@pytest.mark.parametrize("harm", ["file damaged", "wal not duckdb's", "file deleted"])
+def test_a_rebuild_mends_a_warehouse_whose_wal_no_checkpoint_can_fold_in(synced, capsys, harm):
+    """CONSTRUCTED harm. Before, a rebuild checkpointed the old file to fold its WAL in, and gave up
+    when it could not: a damaged file beside a WAL made rebuild exit 78 with the very message that
+    sends the user to rebuild, and a WAL that is not DuckDB's, or a file deleted by hand beside its
+    WAL, exit 1. The WAL is now moved aside, never left beside the new file."""
+    db = synced / "warehouse" / "casefile.duckdb"
+    if harm == "wal not duckdb's":
+        Path(f"{db}.wal").write_bytes(b"\x00not a write-ahead log" * 100)
+    else:
+        _leave_a_wal(db)
+        if harm == "file damaged":
+            db.write_bytes(b"not a DuckDB file at all")
+        else:
+            db.unlink()
+    assert main(["--data-dir", str(synced), "rebuild"]) == 0, capsys.readouterr().err
+    assert "moved aside to" in capsys.readouterr().err
+    assert not Path(f"{db}.wal").exists() and len(list(db.parent.glob("casefile.duckdb.wal.stale-*"))) == 1
+    assert main(["--data-dir", str(synced), "sql", "SELECT count(*) FROM card", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.endswith("count_star()\n15\n")
+    assert main(["--data-dir", str(synced), "doctor", "--format", "json"]) == 0

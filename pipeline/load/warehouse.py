@@ -440,18 +440,30 @@ def replace_file(built: Path, target: Path, wait_s: float = 0.0) -> None:
 
     A writer killed after its commit leaves that commit in the old file's WAL. The old file is
     checkpointed first, so that no committed state lives only in a WAL: deleting one would bring
-    back an older state, and replaying it into the new file would corrupt it.
+    back an older state, and replaying it into the new file would corrupt it. A WAL that no
+    checkpoint folds into the old file (a damaged file, a torn WAL) is moved aside, with a warning:
+    the rebuild is how such a warehouse is mended.
     """
     if _wal(built).exists():
         raise RuntimeError(f"{built} was not checkpointed")
     if _wal(target).exists() and target.exists():
-        con = open_writer(target, wait_s)
         try:
-            con.execute("CHECKPOINT")
-        finally:
-            con.close()
+            con = open_writer(target, wait_s)
+        except ConfigError as exc:  # a damaged file: its WAL cannot be folded into it (set aside below)
+            log.warning("%s", exc)
+        else:
+            try:
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
     if _wal(target).exists():
-        raise RuntimeError(f"{target} still has a write-ahead log after a checkpoint; not replaced")
+        # a WAL DuckDB could not fold into the old file (the file damaged or gone, the WAL torn or
+        # not DuckDB's): it must not sit beside the new file, which DuckDB would replay it into.
+        # Kept, not deleted, under a name no reader takes for a WAL.
+        aside = Path(f"{_wal(target)}.stale-{utc_now_iso().replace(':', '')}")
+        os.replace(_wal(target), aside)
+        log.warning("%s had a write-ahead log that no checkpoint folds into it: moved aside to %s; the "
+                    "rebuilt warehouse replaces the file", target, aside)
     failpoint("before_replace")
     os.replace(built, target)
     failpoint("after_replace")
