@@ -29,6 +29,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from . import stop
+from .clock import parse_utc_iso
 from .build import RULES_ORIGIN, bulk_rulings_place, current_runs, run_origins
 from .config import Settings
 from .errors import NoWarehouse
@@ -94,8 +95,13 @@ class PruneResult:
 
 
 def run_time(run: RunInfo) -> datetime:
-    """When the run started, from its id (a UTC timestamp)."""
-    return datetime.strptime(run.run_id, RUN_ID_FORMAT).replace(tzinfo=timezone.utc)
+    """When the run started: the earlier of its id (a UTC timestamp) and its run.json's
+    ``started_at`` (the clock when it started). After a clock that ran ahead, every run takes the id
+    just after the newest one, in the future, until the clock catches up; by its id alone each of
+    them would look younger than a day for as long, and no prune would delete any."""
+    by_id = datetime.strptime(run.run_id, RUN_ID_FORMAT).replace(tzinfo=timezone.utc)
+    started = parse_utc_iso(run.meta.get("started_at")) if isinstance(run.meta, dict) else None
+    return min(by_id, started) if started is not None else by_id
 
 
 def plan(runs: list[RunInfo], now: datetime, keep_days: int, loaded: set[str] | None = None) -> Plan:

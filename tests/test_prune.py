@@ -96,6 +96,27 @@ def test_a_run_started_exactly_keep_days_ago_is_not_older_than_that_and_stays(tm
                    current: (True, CURRENT)}
 
 
+def test_after_a_clock_that_ran_ahead_runs_are_aged_by_when_they_started(tmp_path):
+    """Constructed runs: the clock ran 400 days ahead for one run; the runs after it, the clock
+    right again, took the ids just after that one (the newest id comes last). Aged by their ids,
+    they all looked recent until the clock caught up: no prune deleted any, for 400 days. Their
+    run.json says when they started."""
+    store = RawStore(tmp_path)
+
+    def run(started: datetime, run_id: str) -> str:
+        writer = store.new_run({"query": "q", "sources": ["api"], "started_at": started.isoformat()}, run_id=run_id)
+        writer.finish({})
+        return writer.run_id
+
+    ahead_at = NOW - timedelta(days=40) + timedelta(days=400)
+    ahead = run(ahead_at, new_run_id(ahead_at))
+    after = run(NOW - timedelta(days=35), new_run_id(ahead_at + timedelta(microseconds=1)))
+    current = run(NOW - timedelta(days=1), new_run_id(ahead_at + timedelta(microseconds=2)))
+    got, _ = _decisions(store, keep_days=30)
+    assert got == {ahead: (True, RECENT), after: (False, "superseded"), current: (True, CURRENT)}
+    assert run_time(store.runs()[1]) == NOW - timedelta(days=35)
+
+
 def test_a_document_a_deleted_run_shares_with_kept_ones_goes_to_the_oldest_kept_copy(tmp_path):
     store = RawStore(tmp_path)
     same = ("https://api.scryfall.com/sets", b'{"object":"list","data":[]}')
