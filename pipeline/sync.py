@@ -20,7 +20,7 @@ import duckdb
 from . import __version__, cooldown, stop, timing
 from .build import (RULES_ORIGIN, build_state, build_state_sql, current_runs, document_rows,
                     refuse_empty_bulk_files, run_origins, run_row)
-from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
+from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings, redact_url
 from .errors import (Aborted, CasefileError, ChecksFailed, ConfigError, Interrupted, ParseError,
                      QueryMatchesNothing, SourceDataError, UsageError, printable)
 from .failpoints import failpoint
@@ -467,7 +467,8 @@ def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> Lo
     store = RawStore(settings.raw_dir)
     with stop.signals_stop(), (nullcontext() if lock_held else SyncLock(settings.lock_path)):
         client = HttpClient(settings) if is_url(source) else None
-        shown = printable(source)  # a file name that is not UTF-8 is recorded with U+FFFD for its bytes
+        # a file name that is not UTF-8 is recorded with U+FFFD for its bytes; a URL never with a password
+        shown = redact_url(printable(source)) if is_url(source) else printable(source)
         writer = store.new_run({"mode": "ingest", "query": None, "sources": ["rules"], "rules_source": shown,
                                 "casefile_version": __version__})
         try:

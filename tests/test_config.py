@@ -110,11 +110,21 @@ def test_a_contact_a_request_header_cannot_carry_is_exit_78_before_any_request(d
 
 
 @pytest.mark.parametrize("url", ["http://bad host/MagicCompRules.txt", "http://a..b/MagicCompRules.txt",
-                                 "http://[bad/MagicCompRules.txt"])
+                                 "http://[bad/MagicCompRules.txt",
+                                 # before, these two ended in a traceback (exit 1) and left a failed run
+                                 "http://127.0.0.1:abc/MagicCompRules.txt", "http://127.0.0.1:99999/MagicCompRules.txt"])
 def test_rules_from_a_url_without_a_valid_host_are_a_usage_error(data_dir, capsys, url):
     assert main(["--data-dir", str(data_dir), "rules", "ingest", url]) == 2
     err = capsys.readouterr().err
     assert err.startswith("casefile: error: ") and "Traceback" not in err
+    assert RawStore(data_dir / "raw").runs() == []
+
+
+def test_rules_from_a_url_with_credentials_are_refused_before_a_run_records_them(data_dir, capsys):
+    """Before, the run was made first, its run.json holding the password, then the request refused."""
+    assert main(["--data-dir", str(data_dir), "rules", "ingest", "http://user:s3cret@127.0.0.1:1/cr.txt"]) == 2
+    err = capsys.readouterr().err
+    assert "casefile sends no credentials" in err and "s3cret" not in err
     assert RawStore(data_dir / "raw").runs() == []
 
 

@@ -32,9 +32,12 @@ def check_url(url: str) -> None:
     """Refuse a URL no request could be made to, before a run is made for it. A space in its path
     is fine (it is sent as %20; Wizards' file names hold one)."""
     try:
-        host = urlsplit(url).hostname
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port  # a port that is no number, or out of range: ValueError
     except ValueError as exc:
         raise UsageError(f"{redact_url(url)} is not a URL: {exc}") from None
+    if parts.username is not None or parts.password is not None:  # before the run records it
+        raise UsageError(f"{redact_url(url)}: casefile sends no credentials; give a URL without user:password@")
     problem = host_problem(host) if host else "it names no host"
     if problem:
         raise UsageError(f"{redact_url(url)} is not a URL a request can be made to: {problem}")
