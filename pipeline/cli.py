@@ -622,7 +622,7 @@ def changes(ctx: Context, since: str | None, fmt: str) -> None:
         runs = runs_for(con, since)
         changed = runs_that_changed_rows(con, runs) if fmt == "table" else 0
         none = (f"no change to cards, rulings or translations in {len(runs)} run(s); {changed} of them "
-                "changed other rows (printings, sets, sightings)" if changed else
+                "changed other rows (printings, sets, sightings, the order of a card's rulings)" if changed else
                 f"no changes in {len(runs)} run(s)" if runs else
                 "no runs" if since is not None else "no syncs yet")  # a rules ingest is no sync
         echo_rows(lambda: change_batches(con, runs), fmt, empty_table=none)

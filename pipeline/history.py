@@ -46,7 +46,7 @@ def runs_for(con, since: str | None) -> list[str]:
 
 def runs_that_changed_rows(con, runs: list[str]) -> int:
     """How many of ``runs`` changed rows (a sync's status ``ok``): with no change event, they
-    changed what the events do not tell (printings, sets, sightings)."""
+    changed what the events do not tell (printings, sets, sightings, the order of a card's rulings)."""
     if not runs:
         return 0
     return int(query(con, read_sql("read/runs_changed.sql"), {"runs": runs})[1][0][0])

@@ -1234,7 +1234,7 @@ def test_a_run_that_changes_printings_only_is_not_said_to_change_nothing(data_di
     assert main(["--data-dir", str(data_dir), "changes"]) == 0
     out = capsys.readouterr().out
     assert out == ("no change to cards, rulings or translations in 1 run(s); 1 of them changed other rows "
-                   "(printings, sets, sightings)\n")
+                   "(printings, sets, sightings, the order of a card's rulings)\n")
 
 
 def test_the_sync_lock_is_taken_and_let_go_where_its_pid_cannot_be_written():
