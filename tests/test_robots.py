@@ -88,3 +88,44 @@ def test_the_group_of_the_user_agent_is_the_one_read():
 ])
 def test_crawl_delay_in_seconds(line, seconds):
     assert crawl_delay(read_robots(f"User-agent: *\n{line}\nDisallow: /private/\n"), AGENT) == seconds
+
+
+@pytest.mark.parametrize("rules, path, expected", [
+    # a rule ending in "?" (or ";") keeps it: "/*?" is the URLs with a query, not every URL
+    ("Disallow: /*?", "/carte/mkc/case-of-the-shifting-visage-mkc-19", True),
+    ("Disallow: /*?", "/carte/mkc/x?print=1", False),
+    ("Disallow: /?", "/carte/", True),
+    ("Disallow: /carte/\nAllow: /carte/*?", "/carte/mkc/x", False),
+    ("Disallow: /carte/\nAllow: /carte/*?", "/carte/mkc/x?lang=en", True),
+    ("Disallow: /carte;", "/carte/mkc/x", True),
+])
+def test_a_rule_ending_in_a_question_mark_keeps_it(rules, path, expected):
+    """Python's urllib.robotparser, read through before, rebuilt each rule's path with urlunparse,
+    which drops an empty query: "Disallow: /*?", a common rule, left a source out of every run."""
+    assert allowed(f"User-agent: *\n{rules}\n", path) is expected
+
+
+def test_groups_for_the_same_user_agent_are_merged_with_their_crawl_delays():
+    """RFC 9309 (2.2.1): groups that apply to the same user agent are one group. Before, only the
+    first "*" group counted: a later group's rules and Crawl-delay went unread."""
+    robots = "User-agent: *\nDisallow: /admin/\n\nUser-agent: *\nDisallow: /carte/\nCrawl-delay: 10\n"
+    assert not allowed(robots, "/carte/mkc/x") and not allowed(robots, "/admin/")
+    assert crawl_delay(read_robots(robots), AGENT) == 10.0
+    named = "User-agent: casefile\nDisallow: /a/\nCrawl-delay: 2\n\nUser-agent: *\nDisallow: /\n\n" \
+            "User-agent: CaseFile\nDisallow: /b/\nCrawl-delay: 4\n"
+    assert not allowed(named, "/a/x") and not allowed(named, "/b/x") and allowed(named, "/carte/x")
+    assert crawl_delay(read_robots(named), AGENT) == 4.0
+
+
+@pytest.mark.parametrize("robots, expected", [
+    ("User-agent: file\nDisallow: /\n\nUser-agent: *\nAllow: /\n", True),  # not casefile's group
+    ("User-agent: case\nDisallow: /\n", True),
+    ("User-agent: casefile/0.1.0\nDisallow: /\n", False),  # the product token, its version aside
+    ("User-agent: CASEFILE\nDisallow: /\n", False),
+    ("User-agent: googlebot\nUser-agent: casefile\nDisallow: /\n", False),  # a group of two agents
+    ("Disallow: /\nUser-agent: *\nAllow: /carte/\n", True),  # a rule before any group is none
+])
+def test_a_group_applies_by_the_product_token_not_a_part_of_it(robots, expected):
+    """Before, a group applied when its User-agent was any part of casefile's ("file", "case"),
+    and not when it named casefile with a version."""
+    assert allowed(robots, "/carte/mkc/x") is expected

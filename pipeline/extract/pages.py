@@ -17,16 +17,13 @@ import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
 from ..errors import Aborted, LockBusy, ParseError, SourceUnavailable, TryAgainLater, UnrecognizedPage
 from ..wire import HTML_ACCEPT, BodyProblem
 from ..rawstore import EarlierPages, RunWriter
 from .fetch import fetch_and_save
-
-if TYPE_CHECKING:
-    from urllib.robotparser import RobotFileParser
 
 log = logging.getLogger(__name__)
 
@@ -191,14 +188,11 @@ class Robots:
     def __init__(self, transport, writer: RunWriter, interval: float, enabled: bool, user_agent: str):
         self.transport, self.writer, self.interval = transport, writer, interval
         self.enabled, self.user_agent = enabled, user_agent
-        self._parsers: dict[str, RobotFileParser | None] = {}
+        self._parsers: dict[str, RobotsRules | None] = {}
 
     def allowed(self, url: str, origin: str) -> bool:
         if not self.enabled:
             return True
-        # imported here: it brings urllib.request and ssl, which a replay or a bulk sync never needs
-        from urllib.robotparser import RobotFileParser
-
         parts = urlsplit(url)
         base = f"{parts.scheme}://{parts.netloc}"
         if base not in self._parsers:
@@ -207,12 +201,13 @@ class Robots:
                 response, _ = fetch_and_save(self.transport, self.writer, robots_url, origin=origin, kind="robots",
                                              key=parts.netloc, pacing=[(f"host:{parts.netloc}", self.interval)],
                                              accept=ROBOTS_ACCEPT)
-            except TryAgainLater as exc:
+            except (TryAgainLater, SourceUnavailable) as exc:
                 if isinstance(exc, (Aborted, LockBusy)):
                     raise
-                # 5xx, 429 or no connection after every attempt: RFC 9309 (2.3.1.4) has a crawler
-                # take an unreachable robots.txt for a complete disallow; the run goes on without
-                # the host's pages, and a source with none fetched keeps its earlier rulings
+                # 5xx, 429 or no connection after every attempt, or a redirect casefile does not
+                # follow (to another host, or too many): RFC 9309 (2.3.1.4) has a crawler take an
+                # unreachable robots.txt for a complete disallow; the run goes on without the
+                # host's pages, and a source with none fetched keeps its earlier rulings
                 log.warning("robots.txt of %s could not be read (%s): none of its pages is fetched in this run",
                             parts.netloc, exc)
                 response = None
@@ -221,8 +216,7 @@ class Robots:
                 # utf-8-sig: a byte order mark left in the first line would hide its User-agent
                 parser = read_robots(response.body.decode("utf-8-sig", "replace"))
             elif response is None or response.status in (401, 403):  # unreadable, or refused: nothing
-                parser = RobotFileParser()
-                parser.disallow_all = True
+                parser = RobotsRules(disallow_all=True)
             self._parsers[base] = parser
         parser = self._parsers[base]
         return parser is None or _can_fetch(parser, self.user_agent, url)
@@ -239,48 +233,88 @@ class Robots:
         return max(self.interval, self.crawl_delay(url))
 
 
-_RULE_LINE = re.compile(r"^(\s*(?:allow|disallow)\s*:)(.*)$", re.IGNORECASE)
-_KEPT_ESCAPE = re.compile(r"%(2[aA]|24|25)")
-_DELAY_LINE = re.compile(r"^(\s*crawl-delay\s*:\s*)(\d+(?:\.\d*)?|\.\d+)(\s*(?:#.*)?)$", re.IGNORECASE)
+_DELAY_VALUE = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)$")
 # A Crawl-delay beyond any wait casefile takes: longer ones are read as this (Python reads no
 # integer of over 4,300 digits, nor a float of over some 300).
 _LONGEST_DELAY_S = 10 ** 12
 
 
-def _robots_lines(text: str) -> list[str]:
-    """The lines of a robots.txt for RobotFileParser.parse, with the paths of its rules escaped so
-    that their wildcards can be told from the characters the file escaped (RFC 9309, 2.2.3: "*"
-    is a wildcard, "%2A" a literal asterisk). parse decodes each path and RuleLine quotes it again,
-    which would make both "%2A"; a "%2A", "%24" or "%25" in a rule is escaped once more here, so a
-    parsed rule's path, decoded once, holds the file's own "*" and "$" and, escaped still, the
-    literal ones (``_Pattern.of``)."""
-    lines = []
-    for line in text.splitlines():
-        rule, delay = _RULE_LINE.match(line), _DELAY_LINE.match(line)
-        if rule:
-            line = rule.group(1) + _KEPT_ESCAPE.sub(r"%25\1", rule.group(2))
-        elif delay:  # RobotFileParser reads whole seconds only: 2.5 would be no delay at all, 3 is enough
-            whole = delay.group(2).split(".")[0].lstrip("0")
-            seconds = _LONGEST_DELAY_S if len(whole) > 12 else \
-                int(Decimal(delay.group(2)).to_integral_value(rounding=ROUND_CEILING))
-            line = f"{delay.group(1)}{seconds}{delay.group(3)}"
-        lines.append(line)
-    return lines
+@dataclass(frozen=True)
+class _Group:
+    agents: tuple[str, ...]  # product tokens, lower case, or "*"
+    rules: tuple[tuple[str, bool], ...]  # (path as written, allow)
+    delay: float | None  # Crawl-delay, whole seconds
 
 
-def read_robots(text: str) -> RobotFileParser:
-    """A robots.txt read for ``_can_fetch`` and ``Robots.host_interval``."""
-    from urllib.robotparser import RobotFileParser
+@dataclass(frozen=True)
+class RobotsRules:
+    """A robots.txt as RFC 9309 reads it (``read_robots``), or nothing to be fetched
+    (``disallow_all``: a robots.txt that could not be read, or that the site refused)."""
 
-    parser = RobotFileParser()
-    parser.parse(_robots_lines(text))
-    return parser
+    groups: tuple[_Group, ...] = ()
+    disallow_all: bool = False
+
+    def applying(self, user_agent: str) -> tuple[list[tuple[str, bool]], float]:
+        """The rules and the Crawl-delay of the groups that apply to ``user_agent``: every group
+        that names its product token (the name before "/", in any case), merged, or else every
+        "*" group, merged (RFC 9309, 2.2.1); the longest delay of them."""
+        token = user_agent.split("/", 1)[0].strip().lower()
+        chosen = [g for g in self.groups if token in g.agents] or [g for g in self.groups if "*" in g.agents]
+        delays = [g.delay for g in chosen if g.delay is not None]
+        return [rule for g in chosen for rule in g.rules], max(delays, default=0.0)
 
 
-def crawl_delay(parser: RobotFileParser, user_agent: str) -> float:
+def _delay_seconds(value: str) -> float | None:
+    """A Crawl-delay's seconds, rounded up to whole ones (never quicker than asked), or None when
+    it is no number of seconds."""
+    if not _DELAY_VALUE.match(value):
+        return None
+    whole = value.split(".")[0].lstrip("0")
+    if len(whole) > 12:
+        return float(_LONGEST_DELAY_S)
+    return float(Decimal(value).to_integral_value(rounding=ROUND_CEILING))
+
+
+def read_robots(text: str) -> RobotsRules:
+    """A robots.txt's groups (RFC 9309, 2.1-2.2): one or more User-agent lines, then their rules;
+    a User-agent line after a rule starts the next group. Lines are ``key: value``, in any case,
+    "#" starting a comment; rules before any User-agent line, and other keys (Sitemap), are
+    ignored; an empty Disallow allows everything. Paths are kept as written: "*" a wildcard,
+    "$" at the end an anchor, "%2A" and "%24" those characters (``_Pattern``)."""
+    groups: list[_Group] = []
+    agents: list[str] = []
+    rules: list[tuple[str, bool]] = []
+    delay: float | None = None
+    in_rules = False
+    for raw in text.splitlines():
+        key, colon, value = raw.split("#", 1)[0].partition(":")
+        if not colon:
+            continue
+        key, value = key.strip().lower(), value.strip()
+        if key == "user-agent":
+            if in_rules:
+                groups.append(_Group(tuple(agents), tuple(rules), delay))
+                agents, rules, delay, in_rules = [], [], None, False
+            token = value.split("/", 1)[0].strip().lower()
+            if token:
+                agents.append(token)
+        elif key in ("allow", "disallow", "crawl-delay") and agents:
+            in_rules = True
+            if key == "crawl-delay":
+                seconds = _delay_seconds(value)
+                if seconds is not None:
+                    delay = seconds if delay is None else max(delay, seconds)
+            elif value:
+                rules.append((value, key == "allow"))
+    if agents:
+        groups.append(_Group(tuple(agents), tuple(rules), delay))
+    return RobotsRules(tuple(groups))
+
+
+def crawl_delay(parser: RobotsRules, user_agent: str) -> float:
     """The Crawl-delay (s) a robots.txt read by ``read_robots`` asks of ``user_agent``, or 0; a
     decimal one rounded up to whole seconds."""
-    return float(parser.crawl_delay(user_agent) or 0)
+    return parser.applying(user_agent)[1]
 
 
 @dataclass(frozen=True)
@@ -294,10 +328,10 @@ class _Pattern:
 
     @classmethod
     def of(cls, rule_path: str) -> "_Pattern":
-        text = unquote(rule_path)  # RuleLine's own quoting undone (see _robots_lines)
-        anchored = text.endswith("$")
-        if anchored:
-            text = text[:-1]
+        """From the path as the robots.txt writes it: "*" and a final "$" are read before the
+        percent-escapes are decoded, so "%2A" and "%24" stay the characters."""
+        anchored = rule_path.endswith("$")
+        text = rule_path[:-1] if anchored else rule_path
         pieces = tuple(unquote(piece) for piece in text.split("*"))
         return cls(pieces, anchored, sum(len(p.encode("utf-8")) for p in pieces) + len(pieces) - 1 + anchored)
 
@@ -326,27 +360,23 @@ class _Pattern:
 _pattern = functools.lru_cache(maxsize=4096)(_Pattern.of)
 
 
-def _can_fetch(parser: RobotFileParser, user_agent: str, url: str) -> bool:
-    """Whether robots.txt lets ``user_agent`` fetch ``url``, by RFC 9309's rules: in the group that
-    applies, the rule whose path matches with the most octets decides, Allow on a tie; "*" in a
-    path matches any characters, and "$" at its end the end of the URL's path. (The standard
-    library lets the first matching line decide, so "Allow: /" before "Disallow: /carte/" allowed
-    every page, and it reads "*" and "$" as the characters themselves.) ``parser``: from
-    ``read_robots``."""
+def _can_fetch(parser: RobotsRules, user_agent: str, url: str) -> bool:
+    """Whether robots.txt lets ``user_agent`` fetch ``url``, by RFC 9309's rules: in the groups that
+    apply, the rule whose path matches with the most octets decides, Allow on a tie; "*" in a
+    path matches any characters, and "$" at its end the end of the URL's path. (Python's
+    urllib.robotparser, used before, let the first matching line decide, read "*" and "$" as the
+    characters themselves, kept only the first "*" group, matched user agents by substring, and
+    took "/*?" for "/*".) ``parser``: from ``read_robots``."""
     if parser.disallow_all:
         return False
-    if parser.allow_all:
-        return True
+    rules, _ = parser.applying(user_agent)
     parts = urlsplit(url)
     path = unquote(urlunsplit(("", "", parts.path, parts.query, ""))) or "/"
-    entry = next((e for e in parser.entries if e.applies_to(user_agent)), parser.default_entry)
-    if entry is None:
-        return True
     best: tuple[int, bool] | None = None  # (octets, allowance) of the rule that decides so far
-    for line in entry.rulelines:
-        pattern = _pattern(line.path)
-        if pattern.matches(path) and (best is None or (pattern.octets, line.allowance) > best):
-            best = (pattern.octets, line.allowance)
+    for rule_path, allow in rules:
+        pattern = _pattern(rule_path)
+        if pattern.matches(path) and (best is None or (pattern.octets, allow) > best):
+            best = (pattern.octets, allow)
     return best is None or best[1]
 
 
