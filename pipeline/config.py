@@ -218,9 +218,11 @@ def _is_space_or_control(char: str) -> bool:
     return char.isspace() or unicodedata.category(char) == "Cc"
 
 
-def check_http_url(url: str, what: str) -> str:
+def check_http_url(url: str, what: str, base: bool = False) -> str:
     """A well-formed http(s) URL without credentials (casefile sends none, and must not write them
-    down): a valid host, and no space or control character anywhere (write %20)."""
+    down): a valid host, and no space or control character anywhere (write %20). ``base``: a URL
+    casefile appends paths to (the API's, a site's), which has no query or fragment for them to
+    land in, and no port 0."""
     try:
         parts = urlsplit(url)
         has_credentials = parts.username is not None or parts.password is not None
@@ -237,12 +239,15 @@ def check_http_url(url: str, what: str) -> str:
     problem = host_problem(parts.hostname)
     if problem:
         raise ConfigError(f"{what} is not a URL: {redact_url(url)!r} ({problem})")
+    if base and (parts.query or parts.fragment or "?" in url or "#" in url or parts.port == 0):
+        raise ConfigError(f"{what} must be a base URL, without a query, a fragment or port 0: casefile "
+                          f"appends paths to it, got {redact_url(url)!r}")
     return url.rstrip("/")
 
 
 def validate(settings: Settings) -> Settings:
-    api_url = check_http_url(settings.api_url, "the API URL")
-    sites = {name: check_http_url(getattr(settings, name), name)
+    api_url = check_http_url(settings.api_url, "the API URL", base=True)
+    sites = {name: check_http_url(getattr(settings, name), name, base=True)
              for name in ("wiki_url", "listeblanche_url", "scryfall_web_url")}
     if settings.wiki_page:
         sites["wiki_page"] = check_http_url(settings.wiki_page, "the wiki page")

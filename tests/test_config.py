@@ -49,6 +49,13 @@ CARDS, RULINGS, SETS = sample_api_data()
     ("CASEFILE_READER_WAIT", "1e10", "reader_wait_s may not be over"),
     ("CASEFILE_MAX_CRAWL_DELAY", "-1", "max_crawl_delay_s may not be negative"),
     ("CASEFILE_MAX_CRAWL_DELAY", "1e6", "max_crawl_delay_s may not be over"),
+    # casefile appends paths to these: a query or a fragment sent every request to the base's path
+    ("CASEFILE_API_URL", "http://127.0.0.1:8080/#x", "the API URL must be a base URL"),
+    ("CASEFILE_API_URL", "https://api.scryfall.com/?v=2", "the API URL must be a base URL"),
+    ("CASEFILE_API_URL", "https://api.scryfall.com/?", "the API URL must be a base URL"),
+    ("CASEFILE_API_URL", "https://api.scryfall.com:0", "the API URL must be a base URL"),
+    ("CASEFILE_LISTEBLANCHE_URL", "https://listeblanche.fr#", "listeblanche_url must be a base URL"),
+    ("CASEFILE_WIKI_URL", "https://mtg.wiki/?lang=en", "wiki_url must be a base URL"),
 ])
 def test_a_bad_setting_is_refused_by_name(tmp_path, name, value, message):
     with pytest.raises(ConfigError, match=message):
@@ -76,11 +83,13 @@ def test_the_settings_the_readme_shows_are_accepted(tmp_path):
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8080", "http://[::1]:9/", "https://api.scryfall.com./",
-                                 "http://localhost", "https://xn--bcher-kva.example/a%20b?q=x"])
+                                 "http://localhost", "https://xn--bcher-kva.example/a%20b"])
 def test_well_formed_urls_and_a_latin_1_contact_are_accepted(tmp_path, url):
     settings = from_env({"CASEFILE_DATA_DIR": str(tmp_path), "CASEFILE_API_URL": url,
-                         "CASEFILE_CONTACT": "Zoë Ménard <ops@example.org>"})
+                         "CASEFILE_CONTACT": "Zoë Ménard <ops@example.org>",
+                         "CASEFILE_WIKI_PAGE": "https://mtg.wiki/index.php?title=Case"})  # a page, not a base
     assert settings.api_url == url.rstrip("/") and settings.user_agent.encode("latin-1")
+    assert settings.wiki_page == "https://mtg.wiki/index.php?title=Case"
 
 
 @pytest.mark.parametrize("args,env", [

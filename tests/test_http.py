@@ -297,3 +297,11 @@ def test_an_error_object_without_an_integer_status_takes_the_http_status(said):
     error = scryfall_error(f"{API}/sets/xyz", 410, body, exit_code=69)
     assert error.status == 410 and error.code == "gone" and error.exit_code == 69
     assert str(error) == f"Scryfall answered 410 (gone) for {API}/sets/xyz: This set is gone."
+
+
+def test_the_backoff_of_an_attempt_past_a_thousand_is_its_cap_not_an_overflow(settings):
+    """CASEFILE_MAX_ATTEMPTS has no upper bound: 2 ** 1025 is no float, and the 1026th attempt's
+    backoff ended the sync in a traceback."""
+    client = HttpClient(settings.with_overrides(backoff_base_s=0.0, backoff_max_s=0.0))
+    assert client._backoff(1026) == 0.0
+    assert HttpClient(settings.with_overrides(backoff_base_s=1.0, backoff_max_s=30.0))._backoff(5000) == 30.0

@@ -354,7 +354,8 @@ class HttpClient:
             self._sleep_for("429 Retry-After", wait)
 
     def _backoff(self, attempt: int) -> float:
-        return min(self.settings.backoff_max_s, self.settings.backoff_base_s * 2 ** (attempt - 1))
+        # the power kept small: 2 ** 1025 is no float (CASEFILE_MAX_ATTEMPTS has no upper bound)
+        return min(self.settings.backoff_max_s, self.settings.backoff_base_s * 2 ** min(attempt - 1, 60))
 
     def _sleep_for(self, reason: str, seconds: float) -> None:
         if seconds <= 0:
