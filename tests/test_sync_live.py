@@ -341,6 +341,31 @@ def test_a_robots_txt_that_cannot_be_read_keeps_casefile_from_its_host_and_the_r
     assert rows(db, "SELECT sources FROM sync_run ORDER BY run_id") == [("api,listeblanche",), ("api",)]
 
 
+def test_a_page_that_redirects_to_a_path_robots_txt_disallows_is_not_followed_there(server, cli, data_dir):
+    """CONSTRUCTED: the card's listeblanche.fr page answers 301 to /private/…, which robots.txt
+    disallows. Before, only the URL asked for was checked against robots.txt, and the redirect was
+    followed into the disallowed path. Now the page is handled as one robots.txt disallows: not
+    fetched, named in run.json's not_fetched, with a warning; the run goes on."""
+    from conftest import FIXTURES
+
+    page = "/carte/mkc/case-of-the-shifting-visage-mkc-19"
+    args = ["sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,listeblanche"]
+    with FakeScryfall([], {}, {}) as pages:
+        lb = "listeblanche_mkc_case-of-the-shifting-visage-mkc-19.html"
+        pages.add_page("/private/visage", (FIXTURES / "pages" / lb).read_bytes())
+        pages.add_page("/robots.txt", b"User-agent: *\nDisallow: /private/\n", content_type="text/plain")
+        pages.add_fault(page, "redirect", times=None, location="/private/visage", status=301)
+        site = pages.url
+        result = cli(*args, CASEFILE_LISTEBLANCHE_URL=site)
+        asked = [r.path for r in pages.requests]
+    assert result.returncode == 0, result.stderr
+    assert asked == ["/robots.txt", page]
+    assert f"{site}{page} not fetched: it redirects to {site}/private/visage, which robots.txt disallows" \
+        in result.stderr
+    newest = max(p for p in (data_dir / "raw").iterdir() if (p / "run.json").exists())
+    assert json.loads((newest / "run.json").read_text())["not_fetched"] == [site + page]
+
+
 @pytest.mark.parametrize("content_type, meta", [
     ("text/html; charset=windows-1252", ""),  # the header alone says how the bytes read
     ("text/html", '<meta charset="iso-8859-1">\n'),  # browsers read this label as windows-1252

@@ -114,12 +114,14 @@ class HttpClient:
     # -- the one entry point -------------------------------------------------------------
     def get(self, url: str, *, pacing: Iterable[tuple[str, float]], accept: str = JSON_ACCEPT,
             check_body: Callable[[dict[str, str], bytes], None] | None = None,
-            allowed_hosts: Iterable[str] = ()) -> Response:
+            allowed_hosts: Iterable[str] = (), check_redirect: Callable[[str], None] | None = None) -> Response:
         """GET ``url`` politely. Non-2xx answers other than 429 and the ``transient`` ones are
         returned, not raised.
 
         ``check_body`` validates a 200's body (raise BodyProblem to have it retried).
         ``allowed_hosts`` lists hosts other than the URL's own that redirects may lead to.
+        ``check_redirect(target)`` is called before each redirect is followed; it raises to refuse
+        it (a rulings page's robots.txt rules, which apply to the page a redirect leads to).
         """
         pacing = list(pacing)
         refuse_credentials(url)
@@ -129,7 +131,7 @@ class HttpClient:
         while attempts < self.settings.max_attempts:
             attempts += 1
             try:
-                response = self._exchange(url, pacing, accept, hosts)
+                response = self._exchange(url, pacing, accept, hosts, check_redirect)
             except (requests.ConnectionError, requests.Timeout, urllib3.exceptions.HTTPError) as exc:
                 failure = _Failure(f"connection failed: {_short(exc)}")
             except _IncompleteBody as exc:
@@ -286,7 +288,8 @@ class HttpClient:
         raise SourceUnavailable(f"{url}: more than {MAX_REDIRECTS} redirects")
 
     # -- pieces ---------------------------------------------------------------------------
-    def _exchange(self, url: str, pacing, accept: str, hosts: set) -> Response:
+    def _exchange(self, url: str, pacing, accept: str, hosts: set,
+                  check_redirect: Callable[[str], None] | None = None) -> Response:
         current = url
         for _ in range(MAX_REDIRECTS + 1):
             self.pacer.wait(pacing)
@@ -298,6 +301,8 @@ class HttpClient:
                 headers = {k.lower(): v for k, v in r.headers.items() if k.lower() in KEPT_HEADERS}
                 if r.is_redirect or (300 <= r.status_code < 400 and "location" in r.headers):
                     current = _redirect_target(url, current, r.headers["location"], hosts)
+                    if check_redirect is not None:
+                        check_redirect(current)
                     continue
                 try:
                     body = self._read_capped(r, current)

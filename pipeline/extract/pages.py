@@ -182,6 +182,10 @@ class PageExtract:
     gone: dict[str, list[str]] = field(default_factory=dict)
 
 
+class RedirectDisallowed(Exception):
+    """A page redirects to one robots.txt disallows: the redirect is not followed."""
+
+
 class Robots:
     """robots.txt per host, fetched once through the same transport and kept in the raw store."""
 
@@ -451,9 +455,14 @@ class PageExtractor:
         answered with (200: the page). ``expected``: the card's names (or the wiki page's title)
         the page must show (``page_check``)."""
         host = urlsplit(url).netloc
+
+        def check_redirect(target: str) -> None:  # robots.txt's rules hold for the page a redirect leads to
+            if not self.robots.allowed(target, origin):
+                raise RedirectDisallowed(f"it redirects to {target}, which robots.txt disallows")
+
         response, _ = fetch_and_save(self.transport, self.writer, url, origin=origin, kind="page", key=key,
                                      pacing=[(f"host:{host}", self.robots.host_interval(url))], accept=HTML_ACCEPT,
-                                     check_body=page_check(origin, url, expected))
+                                     check_body=page_check(origin, url, expected), check_redirect=check_redirect)
         result.fetched += 1
         if self.progress is not None:
             self.progress(origin)
@@ -495,7 +504,13 @@ class PageExtractor:
                 result.disallowed.append(url)
                 skipped.append((source, url, origin, key, why))
                 return
-            status = self._fetch(url, origin, key, result, expected)
+            try:
+                status = self._fetch(url, origin, key, result, expected)
+            except RedirectDisallowed as exc:  # as a page robots.txt disallows: not read, stood in for
+                log.warning("%s not fetched: %s", url, exc)
+                result.disallowed.append(url)
+                skipped.append((source, url, origin, key, "robots.txt disallows the page it redirects to"))
+                return
             found[source] = found.get(source, 0) + (status == 200)
             fetched.setdefault(source, []).append((origin, key))
             if status != 200:
