@@ -193,6 +193,26 @@ def redact_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
 
 
+def url_problem(url: str) -> str | None:
+    """Why ``url``, a URL casefile is handed to ask (a bulk file's from Scryfall's index, a rules
+    file's from the command line), cannot be asked, or None: it does not parse (a port that is no
+    number or out of range, a broken IPv6 address), is not http(s), carries credentials, or names
+    no valid host. Said after the URL, as in "… names no host"."""
+    try:
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port  # the port is parsed when asked for
+    except ValueError as exc:
+        return f"cannot be read ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return "is not an HTTP URL"
+    if parts.username is not None or parts.password is not None:
+        return "carries user:password@, and casefile sends no credentials"
+    if not host:
+        return "names no host"
+    problem = host_problem(host)
+    return f"names a host casefile cannot ask ({problem})" if problem else None
+
+
 # One label of a host name: letters, digits, hyphens (and underscores, which some hosts use),
 # neither starting nor ending with a hyphen.
 _HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)")

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ..config import host_problem, redact_url
+from ..config import redact_url, url_problem
 from ..errors import CasefileError, SourceDataError, EXIT_UNAVAILABLE
 from ..wire import GZIP_MAGIC, JSON_ACCEPT, BodyProblem, json_body_check
 from ..normalize import query as query_filter
@@ -107,22 +107,6 @@ def descriptor(index: dict[str, Descriptor], kind: str, doc: str) -> Descriptor:
     if problem:
         raise SourceDataError(f"{doc}: the {kind!r} bulk entry's URL {problem}: {redact_url(d.url)}")
     return d
-
-
-def url_problem(url: str) -> str | None:
-    """Why a file's URL from the index cannot be asked (not HTTP, no host, a port or an IPv6
-    address that does not parse, a host name that is none), or None."""
-    try:
-        parts = urlsplit(url)
-        host, _ = parts.hostname, parts.port
-    except ValueError as exc:
-        return f"cannot be read ({exc})"
-    if parts.scheme not in ("http", "https"):
-        return "is not an HTTP URL"
-    if not host:
-        return "names no host"
-    problem = host_problem(host)
-    return f"names a host casefile cannot ask ({problem})" if problem else None
 
 
 def cards_type(include_multilingual: bool) -> str:
@@ -273,8 +257,11 @@ def bulk_plan(settings, index: dict[str, Descriptor], include_multilingual: bool
     sizes = [d.size for d in (cards, rulings) if d is not None and d.size is not None]
     detail, problems = ["1 /bulk-data (the index)"], []
     for label, d in ((cards_type(include_multilingual), cards), ("rulings", rulings)):
-        problem = d.problem if d is not None and d.problem else "missing from the index" if d is None or not d.url \
-            else f"its URL {url_problem(d.url)}" if url_problem(d.url) else None
+        if d is None or not d.url:
+            problem = d.problem if d is not None and d.problem else "missing from the index"
+        else:
+            bad_url = url_problem(d.url)
+            problem = d.problem or (f"its URL {bad_url}" if bad_url else None)
         if problem:
             problems.append(f"{label}: {problem}")
             detail.append(f"{label}: {problem} (a bulk sync would fail)")

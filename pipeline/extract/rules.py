@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..clock import utc_now_iso
-from ..config import expand_home, host_problem, redact_url
+from ..config import expand_home, redact_url, url_problem
 from ..errors import SourceDataError, SourceUnavailable, UsageError, printable
 from ..wire import Response
 from ..rawstore import RunWriter
@@ -31,16 +31,9 @@ def is_url(source: str) -> bool:
 def check_url(url: str) -> None:
     """Refuse a URL no request could be made to, before a run is made for it. A space in its path
     is fine (it is sent as %20; Wizards' file names hold one)."""
-    try:
-        parts = urlsplit(url)
-        host, _ = parts.hostname, parts.port  # a port that is no number, or out of range: ValueError
-    except ValueError as exc:
-        raise UsageError(f"{redact_url(url)} is not a URL: {exc}") from None
-    if parts.username is not None or parts.password is not None:  # before the run records it
-        raise UsageError(f"{redact_url(url)}: casefile sends no credentials; give a URL without user:password@")
-    problem = host_problem(host) if host else "it names no host"
+    problem = url_problem(url)  # credentials too: refused before the run records the URL
     if problem:
-        raise UsageError(f"{redact_url(url)} is not a URL a request can be made to: {problem}")
+        raise UsageError(f"{redact_url(url)} {problem}")
 
 
 def check_path(source: str) -> Path:
