@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from pipeline.normalize.dates_fr import parse_french_date
+from pipeline.normalize.dates_fr import parse_french_date, starts_with_french_date
 
 # (month number, full name as printed, abbreviations as printed, dot included)
 MONTHS = [
@@ -119,3 +119,15 @@ def test_impossible_days_raise_value_error_with_the_text(text):
 def test_only_text_is_read():
     with pytest.raises(TypeError):
         parse_french_date(b"02 f\xc3\xa9vrier 2024")
+
+
+@pytest.mark.parametrize("text", ["02 février 2024 · WotC", "02 février 2024", "1ᵉʳ mars 2024 : wotc",
+                                  "  2 févr. 2024, wotc", "02 FÉVRIER 2024 - wotc"])
+def test_a_text_opening_with_a_date(text):
+    assert starts_with_french_date(text)
+
+
+@pytest.mark.parametrize("text", ["2 000 cartes", "02 février 20245", "02 février 2024x", "31 février 2024 · wotc",
+                                  "2 feb 2024 · wotc", "Sortie : 02 février 2024", "02 févrierx 2024", ""])
+def test_a_text_opening_with_no_date(text):
+    assert not starts_with_french_date(text)

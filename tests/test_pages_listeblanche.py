@@ -305,6 +305,45 @@ def test_an_unknown_date_form_is_refused_not_guessed():
         parse_listeblanche_page(html, "doc", None)
 
 
+def _seed_page_with_date_lines(replaced: str, every: bool = True) -> str:
+    """The seed page with its date lines' " · source : wotc" written another way (all, or the third only)."""
+    html = page(LISTEBLANCHE_SEED_PAGE).decode("utf-8")
+    assert html.count(" · source : wotc") == 16
+    if every:
+        return html.replace(" · source : wotc", replaced)
+    third = html.index(" · source : wotc", html.index(" · source : wotc", html.index(" · source : wotc") + 1) + 1)
+    return html[:third] + replaced + html[third + len(" · source : wotc"):]
+
+
+@pytest.mark.parametrize("replaced", [" · WotC", "", " — wotc", " · origine : wotc"])
+def test_date_lines_that_lost_their_source_label_are_a_layout_change_not_no_rulings(replaced):
+    with pytest.raises(ParseError, match="opens with a date but is no date line.*'02 février 2024"):
+        parse_listeblanche_page(_seed_page_with_date_lines(replaced), "doc", VISAGE_ORACLE_ID,
+                                card_names=VISAGE_NAMES)
+
+
+def test_one_date_line_written_another_way_is_refused_not_read_into_the_ruling_before():
+    with pytest.raises(ParseError, match="no date line.*'02 février 2024 · WotC'"):
+        parse_listeblanche_page(_seed_page_with_date_lines(" · WotC", every=False), "doc", VISAGE_ORACLE_ID)
+
+
+@pytest.mark.parametrize("body", [
+    "<p>Sortie : <time>09 février 2024</time></p><p>Aucune clarification.</p>",  # a date inside a line
+    "<p>02 février 2024 : la carte est sortie avec le set Meurtres au manoir Karlov, et depuis aucune "
+    "clarification n'a été publiée.</p>",  # a paragraph, not a line of its own
+    "<p>2 000 cartes · 15 affaires</p>",  # a number, no date
+])
+def test_dates_elsewhere_on_a_page_without_rulings_are_no_date_lines(body):
+    parsed = parse_listeblanche_page(_page(body), "doc", None, card_names=["Affaire du test"])
+    assert (parsed.rulings, parsed.expected_rulings) == ((), 0)
+
+
+def test_a_date_line_s_own_date_is_not_a_stray_line():
+    html = _page('<ol><li><p><time datetime="2024-02-02">02 février 2024</time> · source : wotc</p>'
+                 '<p>English 1.</p></li></ol>')
+    assert [r.text_as_seen for r in parse_listeblanche_page(html, "doc", None).rulings] == ["English 1."]
+
+
 @pytest.mark.parametrize("html", [b"", b"   \n", None, 3.5])
 def test_documents_that_are_not_a_page_are_refused(html):
     with pytest.raises(ParseError) as caught:

@@ -43,6 +43,22 @@ def parse_french_date(text: str) -> date:
         raise ValueError(f"no such day: {text!r}") from None
 
 
+# The same date at the start of a text, ended by anything but a letter or digit ("02 février 2024 · WotC").
+_FRENCH_DATE_FIRST = re.compile(_FRENCH_DATE.pattern + r"(?![a-z0-9])")
+
+
+def starts_with_french_date(text: str) -> bool:
+    """Whether ``text`` opens with a date ``parse_french_date`` reads (a month it knows, a day of it)."""
+    match = _FRENCH_DATE_FIRST.match(_fold(text))
+    if match is None:
+        return False
+    try:
+        parse_french_date(match.group())
+    except ValueError:
+        return False
+    return True
+
+
 def _fold(text: str) -> str:
     """Compatibility forms ("1ᵉʳ", no-break spaces) made plain, accents dropped, casefolded, one space."""
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))

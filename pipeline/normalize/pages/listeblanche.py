@@ -16,7 +16,7 @@ from itertools import takewhile
 from bs4 import BeautifulSoup, NavigableString, Tag
 
 from pipeline.errors import ParseError, UnrecognizedPage
-from pipeline.normalize.dates_fr import parse_french_date
+from pipeline.normalize.dates_fr import parse_french_date, starts_with_french_date
 from pipeline.normalize.pages.markup import (
     HEADING_TAGS, PAGE_ROOTS, is_block, is_visible_string, load_html, names_any, nearest_lang, parse_guard,
     visible_text, visible_text_of,
@@ -30,6 +30,7 @@ MACHINE_TRANSLATION = "machine-translation"  # flag on French copies the page sa
 _DATE_LINE = re.compile(r"(?P<date>.+?)\s*[·•|]\s*source\s*:\s*(?P<source>.+)", re.IGNORECASE)
 # A string a date line is made of: "source" may stand in an element of its own, apart from its colon.
 _DATE_LINE_HINT = re.compile(r"\bsource\b", re.IGNORECASE)
+_OPENS_WITH_DIGIT = re.compile(r"^\s*\d")  # a string a date may open: "02 février 2024", "1er mars 2024"
 _DATE_LINE_MAX_CHARS = 80  # "02 septembre 2024 · source : wotc" is 33; longer text is a paragraph, not a date line
 _SOURCES = {"wotc": "wotc", "wizards of the coast": "wotc", "scryfall": "scryfall"}
 # A heading announcing how many rulings follow: "16 clarifications", "Clarifications (16)".
@@ -83,6 +84,10 @@ def parse_listeblanche_page(html: bytes | str, doc_id: str, oracle_id: str | Non
         soup = load_html(html, doc_id, content_type)
         title, name_en, name_fr = _names(soup)
         date_lines = _date_lines(soup)
+        stray = _stray_dated_line(soup, date_lines)
+        if stray is not None:
+            raise ParseError(doc_id, f"a line opens with a date but is no date line (date · source : …): {stray!r} "
+                                     "(layout changed?)")
         announced = _announced_count(soup)
         if announced and not date_lines:
             raise ParseError(doc_id, f"the page announces {announced} rulings but none is dated (layout changed?)")
@@ -139,6 +144,25 @@ def _date_line_at(string: NavigableString) -> _DateLine | None:
                 return _DateLine((node.parent,), text)
             return _DateLine(tuple(run), text)
         node = node.parent
+    return None
+
+
+def _stray_dated_line(soup: BeautifulSoup, date_lines: list[_DateLine]) -> str | None:
+    """The first short line that opens with a French date yet is none of ``date_lines`` (its source
+    left out or labelled another way), else None. Read as no date line, it would drop its ruling
+    without a word: with no date line left, the page would read as a card's page with no rulings."""
+    for string in soup.find_all(string=_OPENS_WITH_DIGIT):
+        if not is_visible_string(string) or not starts_with_french_date(string):
+            continue
+        if any(part is string or any(parent is part for parent in string.parents)
+               for line in date_lines for part in line.parts):
+            continue
+        node: Tag | NavigableString = string
+        while isinstance(node.parent, Tag) and node.parent.name not in PAGE_ROOTS and not is_block(node.parent):
+            node = node.parent
+        text = visible_text_of(_inline_run(node))
+        if len(text) <= _DATE_LINE_MAX_CHARS and starts_with_french_date(text):
+            return text
     return None
 
 
