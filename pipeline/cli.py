@@ -714,8 +714,9 @@ def rules() -> None:
 @pass_ctx
 def rules_ingest(ctx: Context, source: str) -> None:
     """Ingest a Comprehensive Rules text file from SOURCE, a local path or an http(s) URL (Wizards
-    publishes it as MagicCompRules <date>.txt). UTF-8 or Windows-1252, any line breaks. Each edition
-    is kept by its effective date; rulings and cards are linked to the newest.
+    publishes it as MagicCompRules <date>.txt). UTF-8, Windows-1252 or UTF-16 with its byte order
+    mark, any line breaks. Each edition is kept by its effective date; rulings and cards are linked
+    to the newest.
 
     \b
     Examples:

@@ -123,6 +123,36 @@ def test_encoding_line_breaks_and_trailing_blanks_never_change_the_rows(encoding
     assert parse_cr(data, "variant.txt") == parse_cr(EXCERPT.read_bytes(), EXCERPT.name)
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_with_its_byte_order_mark_parses_to_equal_rows(excerpt, excerpt_bytes, codec):
+    # a constructed UTF-16 copy of the excerpt: read as Windows-1252 before ("þÿ\x00M\x00a…"), it was
+    # refused for want of an effective date, as if it were no Comprehensive Rules
+    text = excerpt_bytes.decode("utf-8").replace("\n", "\r\n")
+    bom = b"\xff\xfe" if codec == "utf-16-le" else b"\xfe\xff"
+    assert parse_cr(bom + text.encode(codec), "utf16.txt") == excerpt
+
+
+def test_utf16_that_is_not_is_a_parse_error_naming_its_byte_order_mark():
+    with pytest.raises(ParseError, match="not UTF-16, which its byte order mark says"):
+        parse_cr(b"\xff\xfe\x00\xd8 rules", "odd.txt")
+
+
+@pytest.mark.parametrize("typed, number", [("719.2. The Case", "719.2 The Case"),
+                                           ("719.3a “To solve", "719.3a. “To solve")])
+def test_a_rule_number_without_or_with_an_extra_full_stop_still_opens_its_rule(excerpt, excerpt_bytes,
+                                                                                typed, number):
+    # constructed edits of the excerpt: the line was read as the rule before's next line, and the
+    # rule was gone without a word
+    edited = parse_cr(excerpt_bytes.replace(typed.encode(), number.encode()), "typo.txt")
+    assert edited == excerpt
+
+
+@pytest.mark.parametrize("line", ["719.3a: “To solve", "719.3a—“To solve", "719.3-“To solve"])
+def test_a_line_opening_with_a_rule_number_that_opens_no_rule_is_a_parse_error(excerpt_bytes, line):
+    with pytest.raises(ParseError, match="opens with a rule number but reads as no rule: '719.3"):
+        parse_cr(excerpt_bytes.replace("719.3a “To solve".encode(), line.encode()), "typo.txt")
+
+
 def test_decode_cr():
     assert decode_cr(b"\xef\xbb\xbfa\r\nb\rc\n") == "a\nb\nc\n"
     assert decode_cr("“Solved — x”".encode("cp1252")) == "“Solved — x”"

@@ -6,6 +6,7 @@ new edition changed. Pure: no network, no DuckDB.
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -29,8 +30,13 @@ _MONTHS = {name: n for n, name in enumerate(
 # Sub-rule letters skip l and o in print (the CR's Introduction says so); any letter is read.
 _SECTION = re.compile(r"(\d)\.\s+(\S.*)")
 _RULE = re.compile(r"(\d{3})\.\s+(\S.*)")
-_SUBRULE = re.compile(r"(\d{3})\.(\d+)\.\s+(\S.*)")
-_LETTERED = re.compile(r"(\d{3})\.(\d+)([a-z])\s+(\S.*)")
+# The full stop after a sub-rule's number is sometimes left out, and one is sometimes set after a
+# letter ("719.2 The Case", "719.3a. “To solve"): either way the line opens that rule.
+_SUBRULE = re.compile(r"(\d{3})\.(\d+)\.?\s+(\S.*)")
+_LETTERED = re.compile(r"(\d{3})\.(\d+)([a-z])\.?\s+(\S.*)")
+# A line that opens with a sub-rule's number yet opens no rule ("719.3a: …"): read as the rule
+# before's next line, it would take the rule's place without a word.
+_RULE_NUMBER_FIRST = re.compile(r"\d{3}\.\d")
 
 # A heading ("Case Cards", "Solved") ends without the full stop or colon a rule sentence ends in.
 _SENTENCE_END = re.compile(r"[.:;!?][\"'”’)\]]*$")
@@ -82,14 +88,18 @@ class RuleChange:
 
 
 def decode_cr(data: bytes) -> str:
-    """The file's text: UTF-8 (a BOM is dropped), else Windows-1252; every line break as ``\\n``.
+    """The file's text: UTF-16 where it opens with UTF-16's byte order mark, else UTF-8 (a BOM is
+    dropped), else Windows-1252; every line break as ``\\n``.
 
-    Raises UnicodeDecodeError when the bytes are neither (Windows-1252 leaves five bytes unused).
+    Raises UnicodeDecodeError when the bytes are none of them (Windows-1252 leaves five bytes unused).
     """
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("cp1252")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = data.decode("utf-16")
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("cp1252")
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -98,7 +108,9 @@ def parse_cr(data: bytes, document: str) -> RulesDocument:
     try:
         text = decode_cr(data)
     except UnicodeDecodeError as exc:
-        raise ParseError(document, f"neither UTF-8 nor Windows-1252 ({exc.reason})") from None
+        said = ("not UTF-16, which its byte order mark says" if exc.encoding.startswith("utf-16")
+                else "neither UTF-8 nor Windows-1252")
+        raise ParseError(document, f"{said} ({exc.reason})") from None
     lines = [line.rstrip() for line in text.split("\n")]
     effective_date = _effective_date(lines, document)
     body_start, glossary_at, credits_at = _landmarks(lines, document)
@@ -208,6 +220,8 @@ def _parse_rules(lines: list[str], document: str) -> list[Rule]:
         parsed = parse_rule_line(line)
         if parsed is not None:
             pending.append((parsed[0], [parsed[1]]))
+        elif _RULE_NUMBER_FIRST.match(line):
+            raise ParseError(document, f"a line opens with a rule number but reads as no rule: {line[:80]!r}")
         elif pending:
             pending[-1][1].append(line)
     if not pending:
