@@ -164,11 +164,12 @@ def echo_chunks(chunks, size: int = 1 << 16) -> None:
 def write_output(path: Path, text: str) -> None:
     """Write a command's output to ``--out``: a temp file beside it, renamed into place."""
     import contextlib
+    import errno
     import os
-
     import stat
 
     from .config import expand_home
+    from .errors import TryAgainLater
     from .export import sibling_stem
 
     path = expand_home(path)  # a value written as a folder was refused by OutPath
@@ -185,7 +186,11 @@ def write_output(path: Path, text: str) -> None:
         except OSError as exc:
             raise UsageError(f"--out {path}: cannot write it ({exc.strerror or exc})") from None
         return
-    if path.is_symlink():  # the file the link names is replaced, the link stays (as export does)
+    try:
+        linked = path.is_symlink()  # a name too long, or a folder on the way that may not be searched
+    except OSError as exc:
+        raise UsageError(f"--out {path}: cannot write it ({exc.strerror or exc})") from None
+    if linked:  # the file the link names is replaced, the link stays (as export does)
         try:
             target = path.resolve()
         except (RuntimeError, OSError) as exc:  # links in a loop (RuntimeError before Python 3.13)
@@ -197,10 +202,15 @@ def write_output(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(text, encoding="utf-8", newline="")
+        if mode is not None and stat.S_ISREG(mode):  # the file replaced keeps who may read it
+            os.chmod(tmp, stat.S_IMODE(mode))
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):  # no temp file, or no folder to hold one
             tmp.unlink()
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise TryAgainLater(f"--out {path}: cannot write it ({exc.strerror}); free some space and run "
+                                "again (the file there before, if any, is unchanged)") from None
         if isinstance(exc, OSError):
             raise UsageError(f"--out {path}: cannot write it ({exc.strerror or exc})") from None
         raise

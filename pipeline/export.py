@@ -17,6 +17,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -293,10 +294,12 @@ def _write_refused(exc: BaseException, tmp: Path, out: Path) -> CasefileError | 
     """The error for a write of the export that the system refused: a full disk (or quota) is
     worth a try later (75); anything else (a file too large, no permission, a read-only file
     system, ``--out`` a mount point) is where ``--out`` points (2). None for any other failure.
-    DuckDB's write errors are IOExceptions whose message names the file and carries the errno."""
+    DuckDB's write errors are IOExceptions whose message names the file (its quotes and backslashes
+    escaped, as in a JSON string) and carries the errno."""
     if isinstance(exc, OSError) and exc.errno is not None:
         code, reason = exc.errno, exc.strerror or str(exc)
-    elif isinstance(exc, duckdb.IOException) and str(tmp) in str(exc):
+    elif isinstance(exc, duckdb.IOException) and any(named in str(exc)
+                                                      for named in (str(tmp), json.dumps(str(tmp))[1:-1])):
         found = re.search(r'"errno":"(\d+)"', str(exc))
         code = int(found.group(1)) if found else None
         reason = os.strerror(code) if code else str(exc).splitlines()[0]
@@ -478,6 +481,8 @@ def swap_into_place(tmp: Path, out: Path) -> None:
         _tidy_after_swap(out, None)
         return
     old = _sibling(out, "old")
+    with contextlib.suppress(OSError):  # the folder replaced keeps who may read it
+        os.chmod(tmp, stat.S_IMODE(os.stat(out).st_mode))
     os.rename(out, old)
     try:  # whatever stops it here (SIGTERM, Ctrl-C, a failed rename) puts the previous export back
         failpoint("export_swap")  # the previous export aside, the new one not yet in place
@@ -491,8 +496,10 @@ def swap_into_place(tmp: Path, out: Path) -> None:
 
 def _tidy_after_swap(out: Path, old: Path | None) -> None:
     """The renames to disk, and the previous export removed. The new export is in place: a SIGTERM
-    now stops the tidying only, and the next export removes what is left."""
-    with contextlib.suppress(Aborted):
+    or a Ctrl-C now stops the tidying only (the export is done), and the next export removes what
+    is left."""
+    with contextlib.suppress(Aborted, KeyboardInterrupt):
+        failpoint("export_tidy")
         fsync_dir(out.parent)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)

@@ -5,7 +5,8 @@
 Points: during_extract, during_build, during_load, before_commit, after_commit, before_replace and
 after_replace (rebuild: the new file not yet renamed over the old one, and just renamed),
 during_prune (a run folder renamed, not yet removed), during_export (files half written), export_swap
-(the previous export moved aside, the new one not yet in place).
+(the previous export moved aside, the new one not yet in place), export_tidy (the new export in
+place, the previous one not yet removed).
 """
 
 from __future__ import annotations

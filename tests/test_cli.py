@@ -962,6 +962,51 @@ def test_an_out_name_as_long_as_a_file_name_may_be_is_written(synced, capsys, tm
         assert clear_leftovers(out) == [left] and not left.exists()
 
 
+@pytest.mark.parametrize("tail", [("r" * 256,), ("r" * 256, "x.txt")])
+def test_a_report_out_name_longer_than_a_file_name_may_be_is_a_usage_error(synced, capsys, tmp_path, tail):
+    # path.is_symlink() raised "File name too long": a traceback, exit 1
+    (tmp_path / "out").mkdir()
+    out = tmp_path.joinpath("out", *tail)
+    assert main(["--data-dir", str(synced), "report", "colors", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"casefile: error: --out {out}: cannot write it (File name too long")
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_a_report_out_on_a_full_disk_exits_75(synced, capsys, tmp_path, monkeypatch):
+    """The OSError is raised here, as Python's write of the temporary file raises it on a full disk."""
+    import errno
+    import os
+
+    (tmp_path / "out").mkdir()
+    out = tmp_path / "out" / "report.csv"
+    out.write_text("the report before\n")
+    real_write_text = Path.write_text
+
+    def full(self, *args, **kwargs):
+        if self.parent == out.parent and self.name.endswith(".tmp"):
+            real_write_text(self, "half")
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full)
+    assert main(["--data-dir", str(synced), "report", "colors", "--format", "csv", "--out", str(out)]) == 75
+    err = capsys.readouterr().err
+    assert err == (f"casefile: error: --out {out}: cannot write it (No space left on device); free some space "
+                   "and run again (the file there before, if any, is unchanged)\n")
+    assert [p.name for p in out.parent.iterdir()] == ["report.csv"] and out.read_text() == "the report before\n"
+
+
+def test_a_report_out_that_replaces_a_file_keeps_its_permissions(synced, capsys, tmp_path):
+    import stat
+
+    out = tmp_path / "report.csv"
+    out.write_text("the report before\n")
+    out.chmod(0o600)
+    assert main(["--data-dir", str(synced), "report", "colors", "--format", "csv", "--out", str(out)]) == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600 and out.read_text() != "the report before\n"
+
+
 def test_an_empty_report_query_is_a_usage_error_that_says_so(synced, capsys):
     """An unset shell variable: before, the report said the warehouse holds no cards of the query ''."""
     assert main(["--data-dir", str(synced), "report", "colors", "--query", " "]) == 2

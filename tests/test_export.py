@@ -517,6 +517,18 @@ def test_a_dataset_file_the_file_system_refuses_is_a_clear_error_not_a_traceback
     assert files_of(out) == before and [p.name for p in tmp_path.iterdir()] == ["export"]
 
 
+@pytest.mark.parametrize("name", ['my "rulings"', "back\\slash"])
+def test_a_refused_write_to_a_folder_named_with_quotes_or_backslashes_is_the_export_s(sample_data_dir, tmp_path,
+                                                                                      name):
+    # DuckDB escapes " and \ in the path its message names: the refusal was read as the
+    # warehouse's (exit 78, "cannot write the warehouse")
+    out = tmp_path / name
+    failed = _export_with_file_size_limit(sample_data_dir, out, 4000)
+    assert failed.returncode == 2, failed.stderr
+    assert failed.stderr.startswith(f"casefile: error: --out {out}: cannot write the export there (File too large")
+    assert [p.name for p in tmp_path.iterdir()] == []
+
+
 def test_a_full_disk_while_the_data_files_are_written_exits_75(sample_data_dir, tmp_path, monkeypatch, capsys):
     """The error is made here in the shape DuckDB gives a failed write (its message carries the
     errno): ENOSPC cannot be caused on demand without a file system of its own."""
@@ -587,6 +599,47 @@ def test_sigterm_stops_an_export_with_75_and_removes_its_temp_folder(sample_data
     assert running.returncode == 75, stderr
     assert stderr == "casefile: error: stopped by SIGTERM; the previous export, if any, is unchanged\n"
     assert files_of(out) == before and [p.name for p in tmp_path.iterdir()] == ["export"]
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_a_stop_once_the_new_export_is_in_place_ends_the_tidying_only(sample_data_dir, tmp_path, signal_name):
+    # Ctrl-C there exited 130, "interrupted", which says the previous export was kept: it was not
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import subprocess_env
+
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    running = subprocess.Popen([sys.executable, "-m", "pipeline", "export", "rulings", "--out", str(out),
+                                "--format", "jsonl"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=subprocess_env(sample_data_dir, CASEFILE_FAILPOINT="export_tidy:sleep=5"),
+                               cwd=str(sample_data_dir.parent))
+    deadline = time.monotonic() + 60
+    while not (out / "rulings.jsonl").exists():  # the new export is in place, the tidying paused
+        assert running.poll() is None and time.monotonic() < deadline, running.communicate()
+        time.sleep(0.05)
+    running.send_signal(getattr(signal, signal_name))
+    stdout, stderr = running.communicate(timeout=60)
+    assert running.returncode == 0, stderr
+    assert stdout.startswith(f"exported rulings to {out} (jsonl)") and stderr == ""
+    assert sorted(files_of(out)) == ["card_rulings.jsonl", "datasheet.md", "manifest.json", "rulings.jsonl"]
+    left = [p.name for p in tmp_path.iterdir() if p.name != "export"]
+    assert len(left) == 1 and left[0].endswith(".old")  # the previous export, for the next export to remove
+    assert main(["--data-dir", str(sample_data_dir), "-q", "export", "rulings", "--out", str(out)]) == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["export"]
+
+
+def test_a_replaced_export_keeps_its_folder_s_permissions(sample_data_dir, tmp_path):
+    import stat
+
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    out.chmod(0o700)
+    export_rulings(warehouse_of(sample_data_dir), out, "jsonl")
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
 
 
 def test_a_folder_that_cannot_be_listed_is_a_usage_error_not_a_traceback(sample_data_dir, tmp_path, monkeypatch,
