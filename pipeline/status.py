@@ -12,9 +12,10 @@ from .rawstore import RawStore, inode_usage
 from .reader import loaded_runs, open_reader, query
 from .resources import read_sql
 
-TABLES = ("sync_run", "raw_document", "card_set", "card", "printing", "ruling", "card_ruling",
-          "ruling_sighting", "ruling_translation", "query_card", "query_wiki_page", "change_event", "retired_ruling", "cr_edition", "cr_rule",
-          "cr_glossary", "ruling_rule", "card_rule")
+# Every table of the README's "Tables", in its order.
+TABLES = ("sync_run", "raw_document", "card_set", "card", "printing", "ruling", "card_ruling", "ruling_card_names",
+          "query_card", "query_wiki_page", "ruling_sighting", "ruling_translation", "ruling_translation_key",
+          "change_event", "cr_edition", "cr_rule", "cr_glossary", "ruling_rule", "card_rule", "retired_ruling")
 
 
 def collect_status(settings: Settings, recent: int = 5) -> dict:

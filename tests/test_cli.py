@@ -528,6 +528,11 @@ def test_status_in_csv_is_one_csv_table_of_row_counts(synced, capsys):
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
     assert rows[0] == ["table", "rows"] and ["card", "15"] in rows and ["ruling", "45"] in rows
     assert all(len(row) == 2 and row[1].isdigit() for row in rows[1:])
+    con = duckdb.connect(str(synced / "warehouse" / "casefile.duckdb"), read_only=True)
+    tables = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT temporary").fetchall()}
+    counted = {table: int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]) for table in tables}
+    con.close()
+    assert {row[0]: int(row[1]) for row in rows[1:]} == counted  # every table of the warehouse, each its rows
     (synced / "warehouse" / "casefile.duckdb").unlink()  # not built: the header alone
     assert main(["--data-dir", str(synced), "status", "--format", "csv"]) == 0
     assert capsys.readouterr().out == "table,rows\n"
