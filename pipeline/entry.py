@@ -13,6 +13,7 @@ What runs before this module is Python's own start-up.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 
 from . import stop
@@ -20,18 +21,37 @@ from .errors import Aborted
 
 
 def run() -> int:
-    if threading.current_thread() is threading.main_thread():
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    if on_main_thread:
         signal.signal(signal.SIGINT, stop.on_ctrl_c)
         signal.signal(signal.SIGTERM, stop.on_sigterm)
     try:
         from .cli import main
 
-        return main()
+        code = main()
     except KeyboardInterrupt:  # in an instant outside main's own handling: just before it, or as it returns
         from .cli import exit_interrupted
 
-        return exit_interrupted()
+        code = exit_interrupted()
     except Aborted:  # SIGTERM in such an instant
         from .cli import exit_stopped
 
-        return exit_stopped()
+        code = exit_stopped()
+    if on_main_thread:
+        _ignore_stops()
+    return code
+
+
+def _ignore_stops() -> None:
+    """The command has its exit code: a Ctrl-C or SIGTERM from now on changes nothing. Python's
+    finalization puts back the default action of every signal it handled (SIGTERM's ends the process,
+    143 in a shell, with the command's output already written), but leaves an ignored one ignored.
+    What the output still buffers is written first, while a stop can still end a write that blocks."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError, KeyboardInterrupt, Aborted):  # a closed pipe, or a stop during the write
+        return
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)

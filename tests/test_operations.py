@@ -1080,6 +1080,25 @@ def test_a_signal_at_any_moment_of_a_command_s_start_stops_it_and_changes_nothin
     assert sum(c == code for c, _, _ in outcomes) >= 9, outcomes  # not all of them in Python's start-up
 
 
+def test_a_signal_once_the_command_has_its_exit_code_changes_nothing(data_dir):
+    """A SIGTERM or Ctrl-C that comes as the process exits, its command done: Python's finalization
+    put back SIGTERM's default action, and the process ended by the signal (143 in a shell) with
+    the command's whole output written. The signals are sent here right after ``entry.run``
+    returns, where finalization would meet them."""
+    script = ("import os, signal, sys\n"
+              "from pipeline.entry import run\n"
+              "sys.argv = ['casefile', 'status', '--format', 'csv']\n"
+              "code = run()\n"
+              "os.kill(os.getpid(), signal.SIGTERM)\n"
+              "os.kill(os.getpid(), signal.SIGINT)\n"
+              "print('exit', code, flush=True)\n"
+              "sys.exit(code)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          env=subprocess_env(data_dir))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("table,rows\n") and done.stdout.endswith("exit 0\n")
+
+
 @pytest.mark.parametrize("signum, code, said", [(signal.SIGINT, 130, "casefile: interrupted"),
                                                 (signal.SIGTERM, 75, "casefile: error: stopped by SIGTERM")])
 def test_a_signal_during_a_query_of_any_command_stops_it(sample_warehouse, capsys, signum, code, said):
