@@ -2,6 +2,8 @@
 
     python -m bench.child RESULT.json casefile ARGS...   # casefile's CLI, in this process
     python -m bench.child RESULT.json floor RUN_DIR DB   # DuckDB's read_json of a run's files
+    python -m bench.child RESULT.json floor-columns RUN_DIR DB   # the same, of the fields casefile reads
+    python -m bench.child RESULT.json raw-write RUN_DIR FOLDER   # a run's bulk files written as a live sync does
     python -m bench.child RESULT.json incremental-floor RUN_DIR DB   # what any incremental sync does
     python -m bench.child RESULT.json first-search DB WORDS   # a process's first search, its parts
 
@@ -33,6 +35,54 @@ def floor(run_dir: Path, db: Path) -> int:
         con.execute(f"CREATE TABLE doc_{i} AS SELECT * FROM read_json(?)", [str(run_dir / entry["path"])])
     con.execute("CHECKPOINT")
     con.close()
+    return 0
+
+
+def floor_columns(run_dir: Path, db: Path) -> int:
+    """The floor narrowed to what casefile reads: the card and rulings files read with the
+    columns and types of ``pipeline/normalize/duck.py`` (the fields casefile reads, no detection
+    of the others), the other bodies as ``floor`` reads them; plain tables, no normalization."""
+    import duckdb
+
+    from pipeline.normalize.duck import CARD_COLUMNS, RULING_COLUMNS
+
+    columns = {"bulk-cards": CARD_COLUMNS, "bulk-rulings": RULING_COLUMNS}
+    for stale in (db, Path(str(db) + ".wal")):
+        if stale.exists():
+            stale.unlink()
+    con = duckdb.connect(str(db))
+    for i, line in enumerate((run_dir / "manifest.jsonl").read_text("utf-8").splitlines()):
+        entry = json.loads(line)
+        path = str(run_dir / entry["path"])
+        if entry["kind"] in columns:
+            con.execute(f"CREATE TABLE doc_{i} AS SELECT * FROM read_json(?, columns = ?)",
+                        [path, columns[entry["kind"]]])
+        else:
+            con.execute(f"CREATE TABLE doc_{i} AS SELECT * FROM read_json(?)", [path])
+    con.execute("CHECKPOINT")
+    con.close()
+    return 0
+
+
+def raw_write(run_dir: Path, folder: Path) -> int:
+    """What a live sync does with a run's bulk files that an offline replay, which links them into
+    its run (``pipeline/extract/replay.py``), does not: each body written to the raw store as it
+    arrives, hashed on the way (its sha256 and its document id), flushed to disk and renamed into
+    place (``pipeline/rawstore.py`` BodyFile), here from files in the page cache in 1 MiB
+    chunks. A download over the network overlaps most of this; the last fsync it cannot."""
+    from pipeline.rawstore import BodyFile
+
+    for line in (run_dir / "manifest.jsonl").read_text("utf-8").splitlines():
+        entry = json.loads(line)
+        if entry["kind"] not in ("bulk-cards", "bulk-rulings"):
+            continue
+        body = BodyFile(folder, Path(entry["path"]).name, entry["url"])
+        with open(run_dir / entry["path"], "rb") as source:
+            while chunk := source.read(1 << 20):
+                body.write(chunk)
+        if body.sha256 != entry["sha256"]:
+            raise SystemExit(f"raw-write: {entry['path']} hashed to {body.sha256}, not {entry['sha256']}")
+        body.commit()
     return 0
 
 
@@ -90,6 +140,14 @@ def main() -> None:
     elif mode == "floor":
         started, cpu = time.perf_counter(), time.process_time()
         code = floor(Path(args[0]), Path(args[1]))
+    elif mode == "floor-columns":
+        started, cpu = time.perf_counter(), time.process_time()
+        code = floor_columns(Path(args[0]), Path(args[1]))
+    elif mode == "raw-write":
+        import pipeline.rawstore  # noqa: F401  (imported before the clock starts, as the CLI is)
+
+        started, cpu = time.perf_counter(), time.process_time()
+        code = raw_write(Path(args[0]), Path(args[1]))
     elif mode == "incremental-floor":
         import pipeline.load.warehouse  # noqa: F401  (imported before the clock starts, as the CLI is)
         import pipeline.normalize.delta  # noqa: F401

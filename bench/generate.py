@@ -147,7 +147,7 @@ class Synth:
         while len(self.objects) < self.n_objects:
             base = self.objects[k % n_en]
             lang = LANGS[(k // n_en) % len(LANGS)]
-            where = {"code": base["set"], "name": base["set_name"]}
+            where = {"code": base["set"], "name": base["set_name"], "released_at": base["released_at"]}
             self.objects.append(self._printing(self._oracle_of(base), where, base["collector_number"], lang,
                                                f"{lang}/{k}"))
             k += 1
@@ -167,7 +167,7 @@ class Synth:
         rng = self.rng
         card_id = sid(f"card/{label}")
         obj = {"object": "card", "id": card_id, "oracle_id": card["oracle_id"], "name": card["name"], "lang": lang,
-               "uri": f"{API}/cards/{card_id}",
+               "released_at": s["released_at"], "uri": f"{API}/cards/{card_id}",
                "scryfall_uri": f"https://scryfall.com/card/{s['code']}/{number}/{card['name'].lower().replace(' ', '-')}",
                "layout": card["layout"], "mana_cost": card["mana_cost"], "cmc": card["cmc"],
                "type_line": card["type_line"], "oracle_text": card["oracle_text"], "colors": card["colors"],
@@ -339,7 +339,7 @@ def run_dirs(out: Path) -> dict[str, Path]:
 def generate(scale: float, out: Path, seed: int = 7) -> dict[str, Path]:
     """Write ``out/base`` and ``out/changed`` (runs of a store at ``out/``) unless already there."""
     marker = out / "params.json"
-    params = {"scale": scale, "seed": seed, "version": 2}
+    params = {"scale": scale, "seed": seed, "version": 3}  # 3: card objects carry released_at
     runs = run_dirs(out)
     if not (marker.exists() and json.loads(marker.read_text()) == params
             and all((runs[name] / "_SUCCESS").exists() for name in ("base", "changed"))):

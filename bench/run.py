@@ -56,8 +56,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "bench" / "out"
 # Words searched in ruling texts: common rules words, rare ones, and one that matches nothing.
-SEARCH_WORDS = ["solved", "counter", "attack", "damage", "mirror", "sacrifice", "library", "token", "exile",
-                "battlefield", "ruling 004", "mana value", "copy", "trample", "nothing-matches-this", "graveyard",
+# Each of the others is in some of the SYNTHETIC rulings (bench/generate.py makes them from the
+# sample's; "counter", "library", "mana value" and "trample", searched until machine M's sixth
+# session, were in none, and a search that finds nothing is among the quickest).
+SEARCH_WORDS = ["solved", "creature", "attack", "damage", "mirror", "sacrifice", "spell", "token", "exile",
+                "battlefield", "ruling 004", "end step", "copy", "clue", "nothing-matches-this", "graveyard",
                 "control", "target", "lantern", "hand"]
 
 
@@ -251,10 +254,14 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     # then again on another copy with a close that compacts (CASEFILE_COMPACT_EVERY=1), as one
     # sync in seven does.
     floors, rebuilds, incrementals, summaries, quiets, nexts, compactings = [], [], [], [], [], [], []
+    column_floors = []
     quiet_data = base_dir / "data-quiet"
     next_data = base_dir / "data-next"
     for _ in range(repeat):
         floors.append(child("floor", ["floor", str(runs["base"]), str(base_dir / "floor.duckdb")]))
+        (base_dir / "floor.duckdb").unlink(missing_ok=True)
+        column_floors.append(child("floor of the fields read", ["floor-columns", str(runs["base"]),
+                                                                str(base_dir / "floor.duckdb")]))
         (base_dir / "floor.duckdb").unlink(missing_ok=True)
         rebuilds.append(child("rebuild", ["casefile", "--data-dir", str(data), "--log-format", "json", "-q", "rebuild"]))
         copy_data(data, incremental_data)
@@ -302,6 +309,12 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         copy_flushed(before / "warehouse" / "casefile.duckdb", floor_db)
         inc_floors.append(child("incremental floor", ["incremental-floor", str(runs["changed"]), str(floor_db)]))
     floor_db.unlink(missing_ok=True)
+    # What a live sync of the changed run adds to its offline replay: its bulk files written to
+    # the raw store, hashed and flushed (bench/child.py raw_write).
+    raw_writes = []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory(prefix="casefile-bench-raw-", dir=base_dir) as folder:
+            raw_writes.append(child("raw write", ["raw-write", str(runs["changed"]), folder]))
     mixed = _mixed(before, base_dir / "data-mixed", runs["changed"])
     with_rules = _with_rules(before, base_dir / "data-rules", runs["changed"])
     with_full_rules = _with_full_rules(before, base_dir / "data-full-rules", runs["changed"])
@@ -311,8 +324,10 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         raise SystemExit(f"bench: the incremental syncs of one start did not agree: {changes}")
     summary = summaries[0]
     rows = summary.get("rows", {})
-    floor, rebuild, cold, incremental, inc_floor, quiet, nxt, compacting = (_median(steps) for steps in (
-        floors, rebuilds, colds, incrementals, inc_floors, quiets, nexts, compactings))
+    floor, rebuild, cold, incremental, inc_floor, quiet, nxt, compacting, column_floor, raw_write = (
+        _median(steps) for steps in (floors, rebuilds, colds, incrementals, inc_floors, quiets, nexts, compactings,
+                                     column_floors, raw_writes))
+    wall_pairs = [inc["wall_s"] / reb["wall_s"] for reb, inc in zip(rebuilds, incrementals)]
     next_pairs = [n["seconds"] / reb["seconds"] for reb, n in zip(rebuilds, nexts)]
     compacting_pairs = [c["seconds"] / reb["seconds"] for reb, c in zip(rebuilds, compactings)]
     compacting_summary = json.loads(compacting["stdout"].strip().splitlines()[-1])
@@ -334,11 +349,24 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
     if not keep:
         shutil.rmtree(data, ignore_errors=True)
         shutil.rmtree(incremental_data, ignore_errors=True)
+    # every casefile process of this scale by its step: the peak is the largest of them all
+    peaks = {"first sync": first["peak_rss_mb"], "rebuild": max(r["peak_rss_mb"] for r in rebuilds),
+             "rebuild without data/cache/": max(r["peak_rss_mb"] for r in colds),
+             "incremental sync": max(r["peak_rss_mb"] for r in incrementals),
+             "prices only": max(r["peak_rss_mb"] for r in quiets), "next day": max(r["peak_rss_mb"] for r in nexts),
+             "next day, compacting": max(r["peak_rss_mb"] for r in compactings), "changes": listing["peak_rss_mb"],
+             **{f"{group}: {name}": step["peak_rss_mb"] for group, steps in (
+                 ("mixed", mixed), ("with rules", with_rules), ("with a full-size edition", with_full_rules))
+                for name, step in steps.items()}}
+    peak_step = max(peaks, key=peaks.get)
     return {
         "scale": scale, "raw_mb": round(raw_bytes / 2**20, 1), "generated_s": round(generated, 1),
         "cards": rows.get("card"), "printings": rows.get("printing"), "rulings": rows.get("ruling"),
         "card_rulings": rows.get("card_ruling"),
         "repeat": repeat, "floor_s": round(floor["seconds"], 3), "floor_wall_s": round(floor["wall_s"], 3),
+        # the floor of the card and rulings files' fields casefile reads (bench/child.py floor_columns)
+        "floor_columns_s": round(column_floor["seconds"], 3),
+        "ratio_to_floor_columns": round(rebuild["seconds"] / column_floor["seconds"], 3),
         "first_sync_s": round(first["seconds"], 3),
         "rebuild_s": round(rebuild["seconds"], 3), "rebuild_wall_s": round(rebuild["wall_s"], 3),
         "ratio": round(rebuild["seconds"] / floor["seconds"], 3),
@@ -351,6 +379,11 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         # each incremental sync over the rebuild just before it
         "incremental_vs_rebuild_in_turns": round(statistics.median(pairs), 3),
         "incremental_vs_rebuild_pairs": [round(p, 3) for p in pairs],
+        # the same as the processes' wall times: the interpreter's start, the imports and the exit too
+        "incremental_wall_s": round(incremental["wall_s"], 3),
+        "incremental_wall_vs_rebuild_wall_in_turns": round(statistics.median(wall_pairs), 3),
+        # what a live sync adds: the changed run's bulk files written, hashed and flushed
+        "raw_write_s": round(raw_write["seconds"], 3),
         # a day when nothing but the prices changed, besides one card and one ruling: what a
         # delta costs whatever the size of the change
         "quiet_incremental_s": round(quiet["seconds"], 3),
@@ -382,14 +415,14 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         "cores": os.cpu_count(),
         "incremental_cpu_bound_s": round(incremental["cpu_s"] / (os.cpu_count() or 1), 3),
         "incremental_changes": changes[0],
+        "incremental_build": summary.get("build"),  # "python" under 16 MiB of raw files, else "sql" or "delta"
         "incremental_timings_s": phases,
         "rebuild_timings_s": rebuild_phases,
         "runs_s": {name: [round(step["seconds"], 3) for step in steps] for name, steps in (
             ("floor", floors), ("rebuild", rebuilds), ("rebuild_cold", colds), ("incremental", incrementals),
             ("quiet_incremental", quiets), ("next_incremental", nexts), ("next_compacting", compactings),
-            ("incremental_floor", inc_floors))},
-        "peak_rss_mb": round(max(step["peak_rss_mb"] for step in [first, *rebuilds, *colds, *incrementals, *quiets,
-                                                                   *nexts, *compactings]), 1),
+            ("incremental_floor", inc_floors), ("floor_columns", column_floors), ("raw_write", raw_writes))},
+        "peak_rss_mb": round(peaks[peak_step], 1), "peak_rss_step": peak_step,
         "rebuild_rss_mb": round(max(step["peak_rss_mb"] for step in rebuilds), 1),
         "floor_rss_mb": round(max(step["peak_rss_mb"] for step in floors), 1),
         "search_ms_p50": round(statistics.median(times), 2), "search_ms_max": round(max(times), 2),
@@ -454,10 +487,16 @@ def show(fig: dict) -> None:
                        ("incremental sync (1 % changed)", "incremental_s")):
         print(f"  {label:<36} {fig[key]:8.3f} s   {fig[key] / f:4.2f}x floor")
     print(f"  rebuild / floor in turns             {fig['ratio_in_turns']:8.3f}   (pairs {_listed(fig['ratio_pairs'])})")
+    print(f"  floor of the fields casefile reads   {fig['floor_columns_s']:8.3f} s   rebuild "
+          f"{fig['ratio_to_floor_columns']:.2f}x it")
     print(f"  rebuild process wall time            {fig['rebuild_wall_s']:8.3f} s   {fig['rebuild_wall_s'] / f:4.2f}x floor")
     print(f"  rebuild without data/cache/          {fig['rebuild_cold_s']:8.3f} s   {fig['rebuild_cold_s'] / f:4.2f}x floor")
     print(f"  incremental / rebuild                {fig['incremental_vs_rebuild']:8.3f}   (in turns: "
           f"{fig['incremental_vs_rebuild_in_turns']:.3f}, pairs {_listed(fig['incremental_vs_rebuild_pairs'])})")
+    print(f"  incremental / rebuild, wall times    {fig['incremental_wall_vs_rebuild_wall_in_turns']:8.3f}   (in turns; "
+          f"the processes' start and exit too: incremental {fig['incremental_wall_s']:.3f} s)")
+    print(f"  raw store writes of a live sync      {fig['raw_write_s']:8.3f} s   (the changed run's bulk files "
+          "written, hashed, flushed; not in the offline syncs above)")
     quiet = fig["quiet_changes"]
     print(f"  incremental sync, prices only        {fig['quiet_incremental_s']:8.3f} s   "
           f"{fig['quiet_vs_rebuild']:4.2f}x rebuild (in turns {fig['quiet_vs_rebuild_in_turns']:.3f}; one card and "
@@ -486,7 +525,8 @@ def show(fig: dict) -> None:
             print(f"  {label + ', where the time went':<36} {_phases(phases, fig[seconds])}")
     for name, times in fig["runs_s"].items():
         print(f"  {name + ' runs (s)':<36} {_listed(times)}  (median above)")
-    print(f"  peak RSS                             {fig['peak_rss_mb']:8.1f} MB  (floor process {fig['floor_rss_mb']} MB)")
+    print(f"  peak RSS                             {fig['peak_rss_mb']:8.1f} MB  ({fig['peak_rss_step']}; floor "
+          f"process {fig['floor_rss_mb']} MB)")
     print(f"  rulings search, median of {fig['searches']}         {fig['search_ms_p50']:8.2f} ms  (max {fig['search_ms_max']} ms)")
     print(f"  a process's first search, median of {len(fig['first_search_ms']['query'])} "
           f"{fig['search_first_ms_p50']:7.2f} ms  (the open before it {fig['search_open_ms_p50']} ms)")
