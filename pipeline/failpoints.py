@@ -1,7 +1,8 @@
 """Named points where the reliability tests stop a sync on purpose: kill -9, or a pause.
 
-``CASEFILE_FAILPOINT=name:action[,…]``, action ``kill`` (first pass), ``kill@N`` (Nth) or ``sleep=S``
-(a pause that SIGTERM ends, as it ends a query).
+``CASEFILE_FAILPOINT=name:action[,…]``, action ``kill`` (first pass), ``kill@N`` (Nth), ``sleep=S``
+(a pause that SIGTERM ends, as it ends a query) or ``until=PATH`` (the same pause, until a file is
+at PATH; at most a minute).
 Points: during_extract, during_build, during_load, before_commit, after_commit, before_replace and
 after_replace (rebuild: the new file not yet renamed over the old one, and just renamed),
 during_prune (a run folder renamed, not yet removed), during_export (files half written), export_swap
@@ -34,3 +35,12 @@ def failpoint(name: str) -> None:
             os.kill(os.getpid(), signal.SIGKILL)
         elif action.startswith("sleep="):  # a slow step: SIGTERM ends it, as it ends a query
             stop.pause(float(action.split("=", 1)[1]))
+        elif action.startswith("until="):  # a step as slow as the test needs: until the file is there
+            _wait_for(action.split("=", 1)[1])
+
+
+def _wait_for(path: str, most_s: float = 60.0) -> None:
+    waited = 0.0
+    while not os.path.exists(path) and waited < most_s and not stop.requested():
+        stop.pause(0.01)
+        waited += 0.01

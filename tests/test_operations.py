@@ -46,22 +46,23 @@ def start(data_dir, *args, **env):
 
 
 def test_two_syncs_started_together_one_works_the_other_exits_75_at_once(data_dir, tmp_path):
-    slow = {"CASEFILE_FAILPOINT": "during_extract:sleep=0.05"}
-    first = start(data_dir, "sync", "--offline", **slow)
-    time.sleep(0.05)
-    t0 = time.monotonic()
-    second = start(data_dir, "sync", "--offline", **slow)
-    second_out, second_err = second.communicate(timeout=60)
-    second_s = time.monotonic() - t0
-    first_out, first_err = first.communicate(timeout=120)
-    codes = sorted([first.returncode, second.returncode])
-    if first.returncode == 75:  # the second one won the race: fine, same rules
-        second_s = None
-    assert codes == [0, 75], (first_err, second_err)
-    loser_err = second_err if second.returncode == 75 else first_err
+    """Both are started at once, each held in its fetch until the file ``go`` is there: the one
+    that took the lock is still held when the other has exited 75, so the other did not wait for it."""
+    go = tmp_path / "go"
+    held = {"CASEFILE_FAILPOINT": f"during_extract:until={go}"}
+    syncs = [start(data_dir, "sync", "--offline", **held), start(data_dir, "sync", "--offline", **held)]
+    deadline = time.monotonic() + 120
+    while all(proc.poll() is None for proc in syncs):  # the one without the lock gives up
+        assert time.monotonic() < deadline, "neither sync gave up"
+        time.sleep(0.02)
+    loser = next(proc for proc in syncs if proc.poll() is not None)
+    winner = next(proc for proc in syncs if proc is not loser)
+    loser_out, loser_err = loser.communicate(timeout=60)
+    assert winner.poll() is None  # still held: the loser gave up without waiting for it
+    go.touch()
+    winner_out, winner_err = winner.communicate(timeout=120)
+    assert (winner.returncode, loser.returncode) == (0, 75), (winner_err, loser_err)
     assert "another casefile sync is running (pid" in loser_err
-    if second_s is not None:
-        assert second_s < 1.0, f"the second sync took {second_s:.2f} s to give up"
     single = tmp_path / "single"
     assert main(["--data-dir", str(single), "-q", "sync", "--offline"]) == 0
     ours, theirs = state(data_dir), state(single)
