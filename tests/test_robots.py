@@ -79,6 +79,8 @@ def test_the_group_of_the_user_agent_is_the_one_read():
     ("crawl-delay:0.2  # a fifth of a second", 1.0),
     ("Crawl-delay: 86400.0", 86400.0),
     ("Crawl-delay: 3.", 3.0),
+    ("Crawl-delay: " + "9" * 12, 999999999999.0),  # twelve digits are read as they are
+    ("Crawl-delay: 2" + "0" * 12, 1e12),  # thirteen are past any wait
     ("Crawl-delay: " + "9" * 400, 1e12),  # past any wait: no overflow
     ("Crawl-delay: " + "9" * 400 + ".5", 1e12),
     ("Crawl-delay: " + "9" * 5000, 1e12),  # more digits than Python reads as an integer
@@ -103,6 +105,12 @@ def test_a_rule_ending_in_a_question_mark_keeps_it(rules, path, expected):
     """Python's urllib.robotparser, read through before, rebuilt each rule's path with urlunparse,
     which drops an empty query: "Disallow: /*?", a common rule, left a source out of every run."""
     assert allowed(f"User-agent: *\n{rules}\n", path) is expected
+
+
+@pytest.mark.parametrize("lines", ["Crawl-delay: 10\nCrawl-delay: 2", "Crawl-delay: 2\nCrawl-delay: 10",
+                                   "Crawl-delay: 2\nCrawl-delay: 10\nCrawl-delay: soon"])
+def test_the_longest_of_a_group_s_crawl_delays_is_the_one_kept(lines):
+    assert crawl_delay(read_robots(f"User-agent: *\n{lines}\nDisallow: /private/\n"), AGENT) == 10.0
 
 
 def test_groups_for_the_same_user_agent_are_merged_with_their_crawl_delays():
