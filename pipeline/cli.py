@@ -525,7 +525,8 @@ def _read_query_file(path: str) -> str:
     return _sql_text(data, where)
 
 
-@main_group.command()
+# A statement may open with a "--" comment: click would take it for an option it does not know.
+@main_group.command(context_settings={"ignore_unknown_options": True})
 @click.argument("statement", required=False)
 @click.option("-f", "--file", "file", metavar="PATH",
               help="Read the SQL from this UTF-8 file (- for stdin) instead of STATEMENT.")

@@ -255,7 +255,7 @@ def render_stream(columns: Sequence[str], batches: Iterable[Sequence[Sequence[An
     elif fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(columns)
+        out.write(_csv_line(columns, columns))  # a name may hold a lone carriage return, as a value may
         for row in rows:
             texts = [_cell(v) for v in row]
             if "" in texts or any("\r" in t for t in texts):  # the row is put together here (see _csv_line)

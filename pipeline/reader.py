@@ -75,6 +75,8 @@ def query_batches(con: duckdb.DuckDBPyConnection, sql: str, params=None,
         cursor = con.execute(sql, params) if params is not None else con.execute(sql)
     except duckdb.Error as exc:
         raise _failed(exc) from None
+    except OverflowError as exc:  # a value Python cannot hold, met as DuckDB hands a first row over
+        raise _unfit(exc) from None
     if cursor is None:  # nothing but blanks or comments
         raise UsageError("give a SQL statement")
     columns = [d[0] for d in cursor.description] if cursor.description else []
@@ -85,6 +87,8 @@ def query_batches(con: duckdb.DuckDBPyConnection, sql: str, params=None,
                 batch = cursor.fetchmany(size)
             except duckdb.Error as exc:
                 raise _failed(exc) from None
+            except OverflowError as exc:
+                raise _unfit(exc) from None
             if not batch:
                 return
             yield batch
@@ -165,6 +169,12 @@ def _failed(exc: duckdb.Error) -> CasefileError:
         return damaged
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
     return UsageError(f"the query failed: {first}")
+
+
+def _unfit(exc: OverflowError) -> UsageError:
+    """A value DuckDB holds that Python's types cannot (an INTERVAL of over 999,999,999 days)."""
+    return UsageError(f"the query failed: a value does not fit Python's types ({exc}); "
+                      "select it CAST(… AS VARCHAR)")
 
 
 def loaded_runs(con: duckdb.DuckDBPyConnection) -> set[str]:

@@ -249,6 +249,28 @@ def test_errors_in_json_mode_are_json(data_dir, cli):
     assert json.loads(result.stderr.strip().splitlines()[-1])["exit_code"] == 78
 
 
+@pytest.mark.parametrize("statement, fmt", [("SELECT to_days(2000000000) AS s", "table"),
+                                            ("SELECT INTERVAL 3000000 YEAR AS s", "csv"),
+                                            ("SELECT [INTERVAL 100000000 YEAR] AS s", "json"),
+                                            ("SELECT i, CASE WHEN i = 20000 THEN to_days(2000000000) END AS s "
+                                             "FROM range(30000) AS t(i)", "csv")])
+def test_a_value_python_cannot_hold_is_a_failed_query_not_a_bug(synced, capsys, statement, fmt):
+    # DuckDB raises OverflowError handing Python an interval of over 999,999,999 days: exit 1, a traceback
+    assert main(["--data-dir", str(synced), "sql", statement, "--format", fmt]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: the query failed: a value does not fit Python's types (")
+    assert "CAST(… AS VARCHAR)" in err and "Traceback" not in err
+
+
+def test_a_statement_may_open_with_a_comment(synced, capsys):
+    # click took "-- …" for an option it does not know: "No such option", exit 2
+    statement = "-- the first two cards, a = b\nSELECT name FROM card WHERE $n = '2' ORDER BY name LIMIT 2"
+    assert main(["--data-dir", str(synced), "sql", statement, "--param", "n=2", "--format", "csv"]) == 0
+    assert capsys.readouterr().out == "name\nCase of the Burning Masks\nCase of the Crimson Pulse\n"
+    assert main(["--data-dir", str(synced), "sql", "SELECT 1", "--formt", "json"]) == 2  # still a usage error
+    assert "unexpected extra argument" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("statement", ["", "   ", ";"])
 def test_an_empty_sql_statement_is_a_usage_error(synced, capsys, statement):
     assert main(["--data-dir", str(synced), "sql", statement]) == 2

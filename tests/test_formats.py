@@ -11,6 +11,7 @@ import re
 from unittest.mock import patch
 
 import duckdb
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from pipeline import formats
@@ -88,6 +89,19 @@ def test_a_csv_cell_with_a_lone_carriage_return_is_quoted():
     text = render(["a", "b"], [("one\rtwo", 1)], "csv")
     assert text == 'a,b\n"one\rtwo",1\n'
     assert list(csv.reader(io.StringIO(text, newline=""))) == [["a", "b"], ["one\rtwo", "1"]]
+
+
+@pytest.mark.parametrize("name", ["a\rb", "a,b", 'say "a"', "a\nb", "plain"])
+def test_a_csv_header_quotes_a_column_name_as_a_cell_is_quoted(name):
+    # the header went through the csv writer, which left a lone \r bare: the header read as two lines
+    text = render([name, "c"], [(1, 2)], "csv")
+    assert list(csv.reader(io.StringIO(text, newline=""))) == [[name, "c"], ["1", "2"]]
+    assert text == _csv_line_of([name, "c"]) + "1,2\n"
+
+
+def _csv_line_of(texts) -> str:
+    """A line as the rows' cells are written: quoted where the csv module quotes, and where a lone \r is."""
+    return ",".join('"' + t.replace('"', '""') + '"' if re.search('[,"\r\n]', t) else t for t in texts) + "\n"
 
 
 def _csv_writer_line(texts) -> str:
