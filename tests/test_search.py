@@ -87,6 +87,26 @@ def test_a_translation_is_searched_without_the_invisible_characters_of_web_pages
     assert ids(con, "d'une") == ["r-english"]
 
 
+@pytest.mark.parametrize("text, words", [
+    ("La ﬁn du tour, l’Affaire est résolue.", "fin du tour"),  # a ligature
+    ("Le 1ᵉʳ joueur résout l’Affaire.", "1er joueur"),  # letters set as superscripts
+    ("Le pion ＳＹＮＴＨＥＴＩＱＵＥ reste.", "synthetique"),  # full-width letters
+    ("Die Straße des Falls", "strasse"),  # a letter casefold() changes beyond lower()
+])
+def test_a_translation_with_characters_sql_cannot_fold_is_found_as_the_words_are_folded(tmp_path, text, words):
+    # constructed rows, in a warehouse as a load leaves it: the SQL fold (lower case, accents
+    # stripped) left "ﬁn" and "1ᵉʳ" as they are, where the words are folded with NFKC and
+    # casefold(): such a translation could not be found
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    apply_schema(con)
+    con.executemany("INSERT INTO ruling VALUES (?, 'wotc', DATE '2024-02-02', ?, ?)", RULINGS)
+    for ruling_id, translated in [*TRANSLATIONS, ("r-english", text)]:
+        add_translation(con, ruling_id, translated)
+    assert ids(con, words) == ["r-english"]
+    assert ids(con, "declenche") == ["r-foreign"]  # the other keys as SQL folds them
+    con.close()
+
+
 def test_quotes_around_words_are_not_part_of_them(con):
     # a word is letters and digits, with apostrophes inside it only ("don't"): a quoted phrase,
     # in straight or curly quotes, finds what the bare words find

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,7 @@ from ..errors import ChecksFailed, ConfigError, LockBusy, QueryMatchesNothing, d
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
 from ..normalize.delta import SCOPED_TABLES
-from ..normalize.text import FOLD_PARAMS
+from ..normalize.text import FOLD_PARAMS, search_fold
 from ..rules_tables import LINK_TABLES
 from ..sqlexec import insert_rows, run_script
 
@@ -171,6 +172,20 @@ def _derive_translation_keys(con: duckdb.DuckDBPyConnection, touched: list[str] 
     script = read_sql("load/ruling_translation_key.sql").replace(
         "{translation_keys_folded}", read_sql("read/translation_keys_folded.sql").strip())
     run_script(con, script, {"whole": touched is None, "touched": touched or [], **FOLD_PARAMS})
+    _refold_translation_keys(con, touched)
+
+
+def _refold_translation_keys(con: duckdb.DuckDBPyConnection, touched: list[str] | None) -> None:
+    """The keys of translations that SQL's fold (lower case, strip_accents) leaves apart from the
+    search's words: a text with a compatibility character ("ﬁ", "1ᵉʳ", a full-width letter), which
+    NFKC changes, or a letter casefold() changes beyond lower() ("ß" is "ss"). Those rulings' keys
+    are folded again by Python's ``search_fold``, as the words are; other keys stay SQL's."""
+    rows = con.execute(read_sql("load/translation_texts.sql"),
+                       {"whole": touched is None, "touched": touched or []}).fetchall()
+    refold = read_sql("load/refold_translation_key.sql")
+    for ruling_id, texts in rows:
+        if any(not unicodedata.is_normalized("NFKC", text) or text.casefold() != text.lower() for text in texts):
+            con.execute(refold, {"ruling_id": ruling_id, "key": search_fold(" ".join(texts))})
 
 
 def _table_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
