@@ -1,10 +1,11 @@
 import re
 import unicodedata
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from pipeline.normalize import text as text_module
-from pipeline.normalize.text import (canonical_text, has_symbols, match_key, search_fold, symbol_free_key,
+from pipeline.normalize.text import (BEYOND_SQL_FOLD, canonical_text, has_symbols, match_key, search_fold, symbol_free_key,
                                      typographic_score)
 
 CURLY = "“Solved — [static ability]” means “As long as this Case is solved, [static ability].” Static abilities are written as statements, such as “Creatures you control get +1/+1” or “Instant and sorcery spells you cast cost {1} less to cast.”"
@@ -119,3 +120,25 @@ def test_rulings_that_differ_by_other_words_keep_their_symbol_free_keys_apart():
     other = QUOTED_SYMBOL_PAGES[0].replace("in its cost", "in its effect")
     assert symbol_free_key(other) != symbol_free_key(QUOTED_SYMBOL)
     assert symbol_free_key(QUOTED_SYMBOL.replace("“{T}”", "“{Q}” or “{T}”")) != symbol_free_key(QUOTED_SYMBOL)
+
+
+def test_the_characters_sql_folds_as_the_search_does_are_ones_nfkc_and_casefold_leave_be():
+    """BEYOND_SQL_FOLD leaves out only characters whose SQL fold (lower case) is the search's
+    (NFKC, casefold), spaces and punctuation aside, which no word holds: a translation that holds
+    none of its characters is found by the words as the SQL fold keys it."""
+    beyond = re.compile(BEYOND_SQL_FOLD)
+    kept = [chr(c) for c in range(0x30000) if not 0xD800 <= c <= 0xDFFF and not beyond.match(chr(c))]
+    assert {"é", "œ", "Œ", "ÿ", "’", "«", "\u202f"} <= set(kept) and {"ß", "ﬁ", "ᵉ", "Ａ"}.isdisjoint(kept)
+    changed = [c for c in kept if (unicodedata.normalize("NFKC", c) != c or c.casefold() != c.lower())
+               and not (c.isspace() or unicodedata.category(c).startswith("P"))]
+    assert changed == []
+
+
+@pytest.mark.parametrize("text, beyond", [("La capacité déclenchée de l’Affaire résolue…", False),
+                                          ("Œuvre « ça » — fin", False), ("La ﬁn", True), ("Straße", True),
+                                          ("1ᵉʳ", True), ("ＡＢ", True), ("Ĳssel", True)])
+def test_duckdb_and_python_read_the_pattern_alike(text, beyond):
+    import duckdb
+
+    assert (re.search(BEYOND_SQL_FOLD, text) is not None) is beyond
+    assert duckdb.connect().execute("SELECT regexp_matches(?, ?)", [text, BEYOND_SQL_FOLD]).fetchone()[0] is beyond

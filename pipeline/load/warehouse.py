@@ -23,7 +23,7 @@ from ..errors import ChecksFailed, ConfigError, LockBusy, QueryMatchesNothing, d
 from ..failpoints import failpoint
 from ..resources import read_sql, sql_files
 from ..normalize.delta import SCOPED_TABLES
-from ..normalize.text import FOLD_PARAMS, search_fold
+from ..normalize.text import BEYOND_SQL_FOLD, FOLD_PARAMS, search_fold
 from ..rules_tables import LINK_TABLES
 from ..sqlexec import insert_rows, run_script
 
@@ -181,7 +181,7 @@ def _refold_translation_keys(con: duckdb.DuckDBPyConnection, touched: list[str] 
     NFKC changes, or a letter casefold() changes beyond lower() ("ß" is "ss"). Those rulings' keys
     are folded again by Python's ``search_fold``, as the words are; other keys stay SQL's."""
     rows = con.execute(read_sql("load/translation_texts.sql"),
-                       {"whole": touched is None, "touched": touched or []}).fetchall()
+                       {"whole": touched is None, "touched": touched or [], "beyond": BEYOND_SQL_FOLD}).fetchall()
     refold = read_sql("load/refold_translation_key.sql")
     for ruling_id, texts in rows:
         if any(not unicodedata.is_normalized("NFKC", text) or text.casefold() != text.lower() for text in texts):

@@ -39,6 +39,16 @@ _TO_FOLD = re.compile("[" + "".join(re.escape(c) for c in _FOLDED) + "]")
 # folded before NFKC.
 _BEFORE_NFKC = {"\u00b4": "'", "\u2033": '"'}
 
+# The characters of a text whose lower case SQL folds as ``search_fold`` folds it, but for spaces
+# and punctuation: ASCII, the Latin letters of Latin-1 and Latin Extended-A that neither NFKC nor
+# casefold() change beyond lower() (not ß, ĳ, ŀ, ŉ, ſ), the quotes and dashes folded, the ellipsis
+# and the no-break spaces. A text with any other character may need Python's fold to be found by
+# the words the search folds (pipeline/load/warehouse.py _refold_translation_keys); this pattern
+# finds such texts, in SQL's regular expressions and in Python's.
+SQL_FOLD_SUFFICES = ("\x00-\x7f\u00a0\u00ab\u00bb\u00c0-\u00d6\u00d8-\u00de\u00e0-\u00f6\u00f8-\u0131"
+                     "\u0134-\u013e\u0141-\u0148\u014a-\u017e\u2009\u2013\u2014\u2018-\u201f\u2026\u202f")
+BEYOND_SQL_FOLD = "[^" + SQL_FOLD_SUFFICES + "]"
+
 _HYPHENS = re.compile("-{2,}")  # "--" typed for a dash, or a dash beside a hyphen, once folded
 _SYMBOL = re.compile(r"\{[^{}\s]{1,12}\}")  # {1}, {W/U}, {T}, {10}: Scryfall's mana and tap symbols
 _SPACE_BEFORE_PUNCT = re.compile(r" +([.,;:!?)\]])")
