@@ -142,3 +142,10 @@ def test_duckdb_and_python_read_the_pattern_alike(text, beyond):
 
     assert (re.search(BEYOND_SQL_FOLD, text) is not None) is beyond
     assert duckdb.connect().execute("SELECT regexp_matches(?, ?)", [text, BEYOND_SQL_FOLD]).fetchone()[0] is beyond
+
+
+def test_the_modifier_letter_apostrophe_is_an_apostrophe():
+    # "ʼ" (U+02BC), which French typesetting uses for an apostrophe, kept two copies of one
+    # sentence apart, and a search for "l'adversaire" missed "lʼadversaire"
+    assert match_key("Each Case’s ability") == match_key("Each Caseʼs ability") == "each case's ability"
+    assert search_fold("lʼadversaire") == search_fold("l’adversaire") == "l'adversaire"

@@ -31,9 +31,9 @@ log = logging.getLogger(__name__)
 # Part of every cache file's name: a new layout, or a DuckDB whose hash() may differ, starts afresh.
 INDEX_VERSION = 1
 # Part of the ruling keys' file names: the symbol-free key they hold (normalize/text.py). 2: a
-# symbol leaves nothing in its place ('"{t}"' gives '""', not '" "'); keys made before are not
-# read, so the next sync after the change is a full build.
-RULING_KEYS_VERSION = 2
+# symbol leaves nothing in its place ('"{t}"' gives '""', not '" "'); 3: "ʼ" (U+02BC) is an
+# apostrophe. Keys made before are not read, so the next sync after the change is a full build.
+RULING_KEYS_VERSION = 3
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import unicodedata
 # scryfall.com use ’ “ ”; MTGJSON's MKM file and the MTG wiki use ' and ".
 _QUOTES = {
     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u00b4": "'", "`": "'",
+    "\u02bc": "'",  # the modifier letter apostrophe, which French typesetting uses for one
     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
 }
 _DASHES = {c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"}
