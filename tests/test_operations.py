@@ -1257,6 +1257,51 @@ def test_a_run_that_changes_printings_only_is_not_said_to_change_nothing(data_di
                    "(printings, sets, sightings, the order of a card's rulings)\n")
 
 
+def test_a_ruling_whose_text_changes_but_not_its_words_is_a_ruling_text_changed_event(data_dir, capsys):
+    """Constructed: run 2 is the sample (API only) with one ruling's quotes made straight and its
+    first words upper case. Its match key, so its id, stays; the text the warehouse stores (and
+    an export publishes) changed, where `changes` said no ruling did."""
+    run1 = EditableRun(data_dir.parent / "run1", sources=["api"])
+    run2 = EditableRun(data_dir.parent / "run2", sources=["api"])
+
+    def retype(rulings):
+        ruling = next(r for r in rulings if r["comment"].startswith("The copy is created on the stack"))
+        ruling["comment"] = ruling["comment"].replace("’", "'").replace("“", '"').replace("”", '"') \
+            .replace("The copy", "THE COPY")
+
+    run2.edit_rulings("Case of the Shifting Visage", retype)
+    for run in (run1, run2):
+        assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "changes", "--format", "json"]) == 0
+    [event] = json.loads(capsys.readouterr().out)
+    assert (event["kind"], event["field"]) == ("ruling_text_changed", "text")
+    assert event["before"].startswith("The copy is created on the stack") and "’" in event["before"]
+    assert event["after"].startswith("THE COPY is created on the stack") and "’" not in event["after"]
+    assert event["card"] == "Case of the Shifting Visage"
+    [(stored,)] = sql(data_dir, "SELECT text FROM ruling WHERE ruling_id = ?", [event["id"]])
+    assert stored == event["after"]
+    assert sql(data_dir, "SELECT count(*) FROM retired_ruling") == [(0,)]  # the ruling stays, under its id
+
+
+def test_a_retired_ruling_on_no_card_has_an_empty_list_of_cards_as_its_event_has(data_dir):
+    """Constructed: run 2 is the sample (the API and the MTG wiki) with one of the wiki's own
+    rulings, which are on no card, taken out of its page. Its event said cards [], its
+    retired_ruling row oracle_ids NULL."""
+    run1 = EditableRun(data_dir.parent / "run1", sources=["api", "wiki"])
+    run2 = EditableRun(data_dir.parent / "run2", sources=["api", "wiki"])
+    [wiki] = [e for e in run2.entries("page") if e["origin"] == "mtgwiki"]
+    page = (run2.path / wiki["path"]).read_bytes()
+    gone = b"The first ability of a Case is always active."
+    start = page.rindex(b"<li", 0, page.index(gone))
+    run2.write_bytes(wiki, page[:start] + page[page.index(b"</li>", start) + len(b"</li>"):])
+    for run in (run1, run2):
+        assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    [(event_cards,)] = sql(data_dir, "SELECT cards FROM change_event WHERE kind = 'ruling_removed'")
+    [(text, retired_cards)] = sql(data_dir, "SELECT text, oracle_ids FROM retired_ruling")
+    assert text == gone.decode() and event_cards == retired_cards == []
+
+
 def test_the_sync_lock_is_taken_and_let_go_where_its_pid_cannot_be_written():
     """/dev/full answers every write with ENOSPC, as a disk full to its last block does (and refuses
     a truncate). The lock wrote its holder's pid unguarded: on a full disk every writer, the prune

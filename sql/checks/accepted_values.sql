@@ -8,7 +8,7 @@ UNION ALL SELECT 'ruling_sighting.origin', origin FROM ruling_sighting
 UNION ALL SELECT 'card_ruling.position', CAST(position AS VARCHAR) FROM card_ruling WHERE position < 0
 UNION ALL SELECT 'change_event.kind', kind FROM change_event
     WHERE kind NOT IN ('card_added', 'card_removed', 'card_changed', 'ruling_added', 'ruling_removed',
-                       'ruling_reworded', 'ruling_cards_changed', 'translation_added',
+                       'ruling_reworded', 'ruling_text_changed', 'ruling_cards_changed', 'translation_added',
                        'translation_changed', 'translation_removed')
 UNION ALL SELECT 'retired_ruling.still_present', ruling_id FROM retired_ruling WHERE ruling_id IN (SELECT ruling_id FROM ruling)
 UNION ALL SELECT 'ruling_rule.method', method FROM ruling_rule WHERE method NOT IN ('citation', 'keyword', 'glossary')

@@ -5,13 +5,18 @@
 -- left, after: the cards it joined). A translation is compared whole (the builds stage every
 -- translation): one whose text changes is translation_changed; one that goes while its ruling
 -- stays is translation_removed (a ruling that goes takes its translations with it, and its own
--- event tells).
+-- event tells). A ruling that stays (its match key the same) but whose stored text changes (its
+-- case, quotes, dashes or spaces; or another copy is now the best) is ruling_text_changed.
 -- Columns: kind, oracle_id, ruling_id, previous_ruling_id, field, before, after, name, cards.
 CREATE OR REPLACE TEMP TABLE n_change AS
 WITH added AS (
     SELECT s.ruling_id, s.text FROM stage_ruling s ANTI JOIN old_ruling r USING (ruling_id)
 ), gone AS (
     SELECT r.ruling_id, r.text FROM old_ruling r ANTI JOIN stage_ruling s USING (ruling_id)
+), retyped AS (
+    SELECT s.ruling_id, r.text AS before, s.text AS after
+    FROM old_ruling r JOIN stage_ruling s USING (ruling_id)
+    WHERE r.text IS DISTINCT FROM s.text
 ), card_in_or_out AS (  -- the cards this run adds or removes: their links are told by those events
     SELECT oracle_id FROM stage_card ANTI JOIN old_card USING (oracle_id)
     UNION ALL
@@ -74,6 +79,12 @@ SELECT 'ruling_removed', NULL, g.ruling_id, NULL, NULL, g.text, NULL, NULL, coal
 FROM gone g
 LEFT JOIN (SELECT ruling_id, list(oracle_id ORDER BY oracle_id) AS cards
            FROM old_card_ruling WHERE ruling_id IN (SELECT ruling_id FROM gone) GROUP BY ruling_id) AS cr
+    USING (ruling_id)
+UNION ALL
+SELECT 'ruling_text_changed', NULL, t.ruling_id, NULL, 'text', t.before, t.after, NULL, coalesce(cr.cards, [])
+FROM retyped t
+LEFT JOIN (SELECT ruling_id, list(oracle_id ORDER BY oracle_id) AS cards
+           FROM stage_card_ruling WHERE ruling_id IN (SELECT ruling_id FROM retyped) GROUP BY ruling_id) AS cr
     USING (ruling_id)
 UNION ALL
 SELECT 'ruling_cards_changed', NULL, m.ruling_id, NULL, 'cards', m.left_cards, m.joined_cards, NULL, m.cards

@@ -22,7 +22,7 @@ WITH events AS (
     SELECT kind, oracle_id, ruling_id, field, name,
            CAST(row_number() OVER (ORDER BY
                list_position(['card_added', 'card_removed', 'card_changed', 'ruling_added', 'ruling_removed',
-                              'ruling_reworded', 'ruling_cards_changed', 'translation_added',
+                              'ruling_reworded', 'ruling_text_changed', 'ruling_cards_changed', 'translation_added',
                               'translation_changed', 'translation_removed'], kind),
                coalesce(oracle_id, ''), coalesce(ruling_id, ''), coalesce(field, ''), coalesce(name, '')) AS INTEGER) AS seq
     FROM events

@@ -5,7 +5,7 @@ INSERT INTO retired_ruling
 WITH gone AS (
     SELECT ruling_id FROM n_change WHERE kind = 'ruling_removed'
 )
-SELECT r.ruling_id, r.source, r.published_at, r.text, r.match_key, cr.cards, seen.first_run,
+SELECT r.ruling_id, r.source, r.published_at, r.text, r.match_key, coalesce(cr.cards, []), seen.first_run,
        (SELECT max(run_id) FROM sync_run WHERE mode IS DISTINCT FROM 'ingest'),
        $run_id
 FROM old_ruling r

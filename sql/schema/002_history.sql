@@ -6,12 +6,14 @@ CREATE TABLE IF NOT EXISTS change_event (
     run_id        VARCHAR NOT NULL,   -- the run that brought the change
     seq           INTEGER NOT NULL,   -- order within the run
     kind          VARCHAR NOT NULL,   -- card_added | card_removed | card_changed | ruling_added |
-                                      -- ruling_removed | ruling_reworded | ruling_cards_changed |
-                                      -- translation_added | translation_changed | translation_removed
+                                      -- ruling_removed | ruling_reworded | ruling_text_changed |
+                                      -- ruling_cards_changed | translation_added | translation_changed |
+                                      -- translation_removed
     oracle_id     VARCHAR,            -- the card (card_*), or NULL
     ruling_id     VARCHAR,            -- the ruling (ruling_*, translation_*); after a reword, the new id
     previous_ruling_id VARCHAR,       -- ruling_reworded: the id of the old wording
-    field         VARCHAR,            -- card_changed: the column; ruling_cards_changed: cards; translation_*: the language
+    field         VARCHAR,            -- card_changed: the column; ruling_cards_changed: cards; ruling_reworded,
+                                      -- ruling_text_changed: text; translation_*: the language
     before        VARCHAR USING COMPRESSION zstd,            -- the old value (text), NULL for additions
     after         VARCHAR USING COMPRESSION zstd,            -- the new value (text), NULL for removals
     name          VARCHAR,            -- card_*: the card's name; translation_*: the origin

@@ -15,7 +15,7 @@ UNION ALL SELECT 'card_ruling.position', CAST(position AS VARCHAR) FROM stage_ca
 UNION ALL SELECT 'change_event.kind', kind FROM change_event
     WHERE run_id = $run_id
       AND kind NOT IN ('card_added', 'card_removed', 'card_changed', 'ruling_added', 'ruling_removed',
-                       'ruling_reworded', 'ruling_cards_changed', 'translation_added',
+                       'ruling_reworded', 'ruling_text_changed', 'ruling_cards_changed', 'translation_added',
                        'translation_changed', 'translation_removed')
 UNION ALL SELECT 'retired_ruling.still_present', t.ruling_id FROM retired_ruling AS t
     SEMI JOIN ruling USING (ruling_id) WHERE t.removed_in_run = $run_id
