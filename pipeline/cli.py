@@ -6,6 +6,7 @@ Exit codes: 0 ok (also "no changes"), 1 bug, 2 usage, 65 bad source data, 69 sou
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -19,7 +20,8 @@ import click
 
 from . import __version__, stop
 from .config import ALL_SOURCES, DEFAULT_KEEP_DAYS, DEFAULT_QUERY, Settings, from_env
-from .errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, Aborted, CasefileError, ConfigError, UsageError, printable
+from .errors import (EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, Aborted, CasefileError, ConfigError, TryAgainLater,
+                     UsageError, printable)
 from .formats import FORMATS, REPORT_FORMATS, render
 
 log = logging.getLogger("casefile")
@@ -34,7 +36,9 @@ class Context:
     def emit(self, text_line: str, payload: dict) -> None:
         """The command's result on stdout: one text line, or one JSON object with --log-format json."""
         if self.log_format == "json":
-            print_out(json.dumps(payload, ensure_ascii=False, default=str))
+            from .logs import now_iso
+
+            print_out(json.dumps({"ts": now_iso(), "level": "info", **payload}, ensure_ascii=False, default=str))
         else:
             print_out(text_line)
 
@@ -164,12 +168,10 @@ def echo_chunks(chunks, size: int = 1 << 16) -> None:
 def write_output(path: Path, text: str) -> None:
     """Write a command's output to ``--out``: a temp file beside it, renamed into place."""
     import contextlib
-    import errno
     import os
     import stat
 
     from .config import expand_home
-    from .errors import TryAgainLater
     from .export import sibling_stem
 
     path = expand_home(path)  # a value written as a folder was refused by OutPath
@@ -798,8 +800,9 @@ def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | Non
         print_out(text, nl=False)
         return
     write_output(out, text)
-    ctx.emit(f"wrote {out} ({name} report, {fmt})", {"event": "report", "report": name, "format": fmt,
-                                                      "out": str(out), "bytes": len(text.encode("utf-8"))})
+    shown = printable(str(out))  # a file name may hold bytes that are not UTF-8, which no output line can carry
+    ctx.emit(f"wrote {shown} ({name} report, {fmt})", {"event": "report", "report": name, "format": fmt,
+                                                       "out": shown, "bytes": len(text.encode("utf-8"))})
 
 
 @main_group.command()
@@ -964,14 +967,20 @@ def _failed(exc: BaseException) -> int:
                             "CASEFILE_MEMORY_LIMIT_MB (0: DuckDB's default) or free memory. "
                             "A sync stopped so keeps the run it fetched; the next sync loads it."))
         return ConfigError.exit_code
-    if _json_errors():
-        click.echo(json.dumps({"event": "error", "exit_code": EXIT_BUG, "error": exc.__class__.__name__,
-                               "message": "internal error (a bug; please report it with this traceback): "
-                                          f"{exc}", "traceback": "".join(traceback.format_exception(exc))},
-                              ensure_ascii=False), err=True)
-    else:
-        click.echo("casefile: internal error (a bug; please report it with this traceback):", err=True)
-        traceback.print_exception(exc)
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):  # the output's disk is full
+        _report(TryAgainLater(f"cannot write the output ({exc.strerror}); free some space and run again"))
+        return TryAgainLater.exit_code
+    try:
+        if _json_errors():
+            click.echo(json.dumps(_error_line(EXIT_BUG, exc.__class__.__name__,
+                                              f"internal error (a bug; please report it with this traceback): {exc}",
+                                              traceback="".join(traceback.format_exception(exc))),
+                                  ensure_ascii=False), err=True)
+        else:
+            click.echo("casefile: internal error (a bug; please report it with this traceback):", err=True)
+            traceback.print_exception(exc)
+    except OSError:  # a stderr that cannot be written
+        pass
     return EXIT_BUG
 
 
@@ -1012,20 +1021,32 @@ def _json_errors() -> bool:
     for i, arg in enumerate(_ARGV):
         if arg == "--":
             break
-        if arg == "--log-format" and i + 1 < len(_ARGV):
-            chosen = _ARGV[i + 1]
-        elif arg.startswith("--log-format="):
-            chosen = arg.split("=", 1)[1]
+        given = _ARGV[i + 1] if arg == "--log-format" and i + 1 < len(_ARGV) else \
+            arg.split("=", 1)[1] if arg.startswith("--log-format=") else None
+        if given is not None and given.lower() in ("json", "text"):  # a value that is none (the error) leaves it
+            chosen = given
     return chosen.lower() == "json"
 
 
 def _say_error(code: int, kind: str, message: str, text: str) -> None:
-    """One error line on stderr: a JSON object with --log-format json, else ``text`` (if any)."""
-    if _json_errors():
-        click.echo(json.dumps({"event": "error", "exit_code": code, "error": kind, "message": message},
-                              ensure_ascii=False), err=True)
-    elif text:
-        click.echo(text, err=True)
+    """One error line on stderr: a JSON object with --log-format json, else ``text`` (if any). A
+    stderr that cannot be written (a full disk under the log, a reader gone) leaves the exit code
+    as it is: there is nothing more to say it with."""
+    try:
+        if _json_errors():
+            click.echo(json.dumps(_error_line(code, kind, message), ensure_ascii=False), err=True)
+        elif text:
+            click.echo(text, err=True)
+    except OSError:
+        pass
+
+
+def _error_line(code: int, kind: str, message: str, **more) -> dict:
+    """An error's JSON object, with the time and level a log line has."""
+    from .logs import now_iso
+
+    return {"ts": now_iso(), "level": "error", "event": "error", "exit_code": code, "error": kind,
+            "message": message, **more}
 
 
 def _report(exc: CasefileError) -> None:

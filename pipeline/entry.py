@@ -12,6 +12,7 @@ What runs before this module is Python's own start-up.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -46,12 +47,26 @@ def _ignore_stops() -> None:
     """The command has its exit code: a Ctrl-C or SIGTERM from now on changes nothing. Python's
     finalization puts back the default action of every signal it handled (SIGTERM's ends the process,
     143 in a shell, with the command's output already written), but leaves an ignored one ignored.
-    What the output still buffers is written first, while a stop can still end a write that blocks."""
-    try:
-        for stream in (sys.stdout, sys.stderr):
+    What the output still buffers is written first, while a stop can still end a write that blocks;
+    what cannot be written (a full disk, a reader gone) is dropped, so that Python's own last flush
+    does not fail too and turn the exit code into 120."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
             if stream is not None:
                 stream.flush()
-    except (OSError, ValueError, KeyboardInterrupt, Aborted):  # a closed pipe, or a stop during the write
-        return
+        except OSError:
+            _drop_output(stream)
+        except (ValueError, KeyboardInterrupt, Aborted):  # a closed stream, or a stop during the write
+            return
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _drop_output(stream) -> None:
+    """Point ``stream``'s file descriptor at /dev/null: what it still buffers goes nowhere."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass

@@ -8,9 +8,15 @@ import sys
 from datetime import datetime, timezone
 
 
+def now_iso(created: float | None = None) -> str:
+    """A JSON line's ``ts``: UTC, to the millisecond (``created``: a time.time() value; now if None)."""
+    moment = datetime.now(timezone.utc) if created is None else datetime.fromtimestamp(created, timezone.utc)
+    return moment.isoformat(timespec="milliseconds")
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        entry = {"ts": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+        entry = {"ts": now_iso(record.created),
                  "level": record.levelname.lower(), "event": getattr(record, "event", "log"),
                  "logger": record.name, "message": record.getMessage()}
         if record.exc_info:

@@ -119,7 +119,9 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 def _json_bytes(obj) -> bytes:
-    return (json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode("utf-8")
+    """``obj`` as UTF-8 JSON. A lone surrogate (from a server's error text, a file name's bytes) is
+    written as its JSON escape ("\\ud800"), which UTF-8 cannot hold as it is."""
+    return (json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode("utf-8", "backslashreplace")
 
 
 def _safe_name(seq: int, url: str, content_type: str) -> str:

@@ -615,6 +615,7 @@ def test_quiet_prints_errors_but_no_warnings(synced, capsys):
     (["--log-format=json", "--no-such-option", "status"], {}),  # before the group has read its options
     (["--log-format", "json", "no-such-command"], {}),
     (["sync", "--sources", ""], {"CASEFILE_LOG_FORMAT": "json"}),
+    (["--log-format", "xml", "sync"], {"CASEFILE_LOG_FORMAT": "json"}),  # a value that is none leaves the setting
 ])
 def test_a_usage_error_in_json_mode_is_one_json_line(cli, args, env):
     """A cron line appending stdout and stderr to a log of JSON lines (README "Scheduling") got
@@ -624,7 +625,57 @@ def test_a_usage_error_in_json_mode_is_one_json_line(cli, args, env):
     [line] = result.stderr.splitlines()
     error = json.loads(line)
     assert error["event"] == "error" and error["exit_code"] == 2 and error["message"]
+    assert error["level"] == "error" and error["ts"].endswith("+00:00")  # dated, as log lines are
     assert result.stdout == ""
+
+
+def test_json_result_lines_are_dated_as_log_lines_are(synced, cli):
+    result = cli("--log-format", "json", "prune", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    [line] = result.stdout.splitlines()
+    summary = json.loads(line)
+    assert (summary["level"], summary["event"]) == ("info", "prune") and summary["ts"].endswith("+00:00")
+
+
+@pytest.mark.parametrize("folder, args, code", [("data_dir", ["sync", "--offline"], 75),
+                                                ("synced", ["sql", "SELECT 1"], 75)])
+def test_an_output_on_a_full_disk_is_try_again_later_not_a_bug(request, folder, args, code):
+    """/dev/full answers every write with ENOSPC, as a log on a full disk does: the result line's
+    write failed, and the command exited 1, "a bug", after its run was loaded."""
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "pipeline", "--log-format", "json", *args], stdout=full,
+                              stderr=subprocess.PIPE, text=True, env=subprocess_env(request.getfixturevalue(folder)),
+                              timeout=120)
+    assert done.returncode == code, done.stderr
+    [line] = done.stderr.splitlines()
+    assert json.loads(line)["message"] == ("cannot write the output (No space left on device); free some space and "
+                                           "run again")
+
+
+def test_an_error_that_cannot_be_written_keeps_its_exit_code(synced):
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "pipeline", "--log-format", "json", "sql", "SELEC 1"],
+                              stdout=subprocess.PIPE, stderr=full, text=True, env=subprocess_env(synced), timeout=120)
+    assert (done.returncode, done.stdout) == (2, "")  # a usage error, where the failed write made it 1
+
+
+def test_a_report_out_named_with_bytes_that_are_not_utf8_is_a_json_result_line(synced, capsys, tmp_path):
+    import os
+
+    out = os.fsdecode(os.fsencode(str(tmp_path)) + b"/o\xff.txt")
+    assert main(["--data-dir", str(synced), "--log-format", "json", "report", "sets", "--out", out]) == 0
+    line = capsys.readouterr().out
+    assert line.encode("utf-8") and json.loads(line)["out"] == str(tmp_path) + "/o\ufffd.txt"
 
 
 def test_a_usage_error_in_text_mode_still_shows_the_usage(cli):

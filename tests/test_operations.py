@@ -618,8 +618,10 @@ def test_ctrl_c_in_a_log_of_json_lines_leaves_json_lines_only(data_dir):
     assert proc.returncode == 130, err
     lines = err.splitlines()
     assert [json.loads(line)["event"] for line in lines][-1:] == ["error"], err  # every line an object
-    assert json.loads(lines[-1]) == {"event": "error", "exit_code": 130, "error": "Interrupted",
-                                     "message": "interrupted"}
+    error = json.loads(lines[-1])
+    assert {k: v for k, v in error.items() if k != "ts"} == {"level": "error", "event": "error", "exit_code": 130,
+                                                             "error": "Interrupted", "message": "interrupted"}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", error["ts"])  # as a log line's
 
 
 def _wait_for(condition, timeout=30.0):

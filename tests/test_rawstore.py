@@ -46,6 +46,16 @@ def test_incomplete_and_failed_runs_are_not_complete(tmp_path):
     assert [r.run_id for r in store.complete_runs()] == [c.run_id]
 
 
+def test_a_failure_whose_reason_holds_a_lone_surrogate_still_marks_the_run_failed(tmp_path):
+    # a server's error text with "\ud800" in it: the mark's UTF-8 encoding failed, the sync
+    # exited 1 (a bug) and left its run incomplete
+    store = RawStore(tmp_path)
+    run = store.new_run({"query": "q"})
+    run.fail("Scryfall answered 400: bad \ud800 term")
+    assert [r.status for r in store.runs()] == ["failed"]
+    assert json.loads((run.path / "_FAILED").read_bytes())["reason"] == "Scryfall answered 400: bad \ud800 term"
+
+
 def test_folders_that_are_not_runs_are_ignored(tmp_path):
     (tmp_path / "sample").mkdir()
     (tmp_path / "sample" / "run.json").write_text("{}")

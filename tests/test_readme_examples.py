@@ -631,7 +631,7 @@ def _holds(shown, real, path: str = "") -> None:
 
 def test_the_json_summary_shown_is_that_of_a_first_sync(world):
     """"With `--log-format json` the summary is one object": the README's example of one command."""
-    [text] = re.findall(r"^`(\{\"event\": \"summary\".*\})`", README_TEXT, re.M)
+    [text] = re.findall(r"^`(\{\"ts\": \"…\", \"level\": \"info\", \"event\": \"summary\".*\})`", README_TEXT, re.M)
     shown = _shown_json(text)
     [result] = world.run("casefile --log-format json sync --offline", start="empty")
     assert result.code == 0, result.text

@@ -336,6 +336,7 @@ def test_a_robots_txt_that_cannot_be_read_keeps_casefile_from_its_host_and_the_r
     assert result.returncode == 0, result.stderr
     assert asked == ["/robots.txt"] * (1 if fault["kind"] == "redirect" else 2)
     assert "robots.txt of 127.0.0.1" in result.stderr and "could not be read" in result.stderr
+    assert "disallows" not in result.stderr  # the host's one warning, not one a page (each said "disallows")
     assert "robots.txt let no page of listeblanche be fetched" in result.stderr
     assert rows(db, sightings) == before
     assert rows(db, "SELECT sources FROM sync_run ORDER BY run_id") == [("api,listeblanche",), ("api",)]
@@ -571,6 +572,41 @@ def test_a_live_run_robots_txt_kept_from_a_page_replays_offline(server, cli, dat
                 "SELECT origin, count(*) FROM ruling_sighting GROUP BY ALL ORDER BY ALL") == live
     [replayed] = [p for p in (data_dir / "raw").iterdir() if p != run and (p / "run.json").exists()]
     assert json.loads((replayed / "run.json").read_text())["not_fetched"] == [skipped]
+
+
+@pytest.mark.parametrize("robots, said", [
+    (b"User-agent: *\nDisallow: /carte/mkm/case-of-the-burning-masks\nDisallow: /carte/mkm/case-of-the-crimson\n",
+     "robots.txt disallows {site}/carte/mkm/case-of-the-burning-masks-mkm-113; not fetched (nor any other page of "
+     "{host} it disallows: -v names each)"),
+    (403, "robots.txt of {host} refuses casefile (HTTP 403): none of its pages is fetched in this run"),
+])
+def test_the_pages_robots_txt_keeps_casefile_from_are_warned_of_once_a_host(server, cli, data_dir, robots, said):
+    """robots.txt (constructed) disallows two pages of a host, or refuses casefile: one warning line
+    for the host, in every cron mail, where each page had its own line (-v still names each)."""
+    from urllib.parse import urlsplit
+
+    from conftest import FIXTURES
+
+    with FakeScryfall([], {}, {}) as pages:
+        if isinstance(robots, int):
+            pages.add_fault("/robots.txt", "status", times=None, status=robots)
+        else:
+            pages.add_page("/robots.txt", robots, content_type="text/plain")
+        for name in ("listeblanche_mkm_case-of-the-filched-falcon-mkm-44.html",
+                     "listeblanche_mkm_case-of-the-burning-masks-mkm-113.html"):
+            path = "/carte/mkm/" + name.removeprefix("listeblanche_mkm_").removesuffix(".html")
+            pages.add_page(path, (FIXTURES / "pages" / name).read_bytes())
+        result = cli("sync", "--api-url", server.url, "--sources", "api,listeblanche",
+                     CASEFILE_LISTEBLANCHE_URL=pages.url)
+        verbose = cli("-v", "sync", "--api-url", server.url, "--sources", "api,listeblanche",
+                      CASEFILE_LISTEBLANCHE_URL=pages.url)
+        site, host = pages.url, urlsplit(pages.url).netloc
+    assert result.returncode == 0 and verbose.returncode == 0, result.stderr
+    robots_lines = [line for line in result.stderr.splitlines() if "robots.txt" in line and "listeblanche be" not in line]
+    assert robots_lines == ["casefile: " + said.format(site=site, host=host)]
+    if not isinstance(robots, int):
+        assert "robots.txt disallows " + site + "/carte/mkm/case-of-the-crimson-pulse-mkm-114; not fetched" \
+            in verbose.stderr
 
 
 def test_a_page_robots_txt_keeps_casefile_from_is_stood_in_for_by_its_earlier_copy(server, cli, data_dir, tmp_path):

@@ -220,10 +220,20 @@ class Robots:
                 # utf-8-sig: a byte order mark left in the first line would hide its User-agent
                 parser = read_robots(response.body.decode("utf-8-sig", "replace"))
             elif response is None or response.status in (401, 403):  # unreadable, or refused: nothing
+                if response is not None:
+                    log.warning("robots.txt of %s refuses casefile (HTTP %d): none of its pages is fetched in this "
+                                "run", parts.netloc, response.status)
                 parser = RobotsRules(disallow_all=True)
             self._parsers[base] = parser
         parser = self._parsers[base]
         return parser is None or _can_fetch(parser, self.user_agent, url)
+
+    def shut(self, url: str) -> bool:
+        """Whether no page of ``url``'s host is fetched because its robots.txt could not be read or
+        was refused (read by ``allowed`` first): said once, for the host."""
+        parts = urlsplit(url)
+        parser = self._parsers.get(f"{parts.scheme}://{parts.netloc}") if self.enabled else None
+        return parser is not None and parser.disallow_all
 
     def crawl_delay(self, url: str) -> float:
         """The Crawl-delay the robots.txt of ``url``'s host asks (read by ``allowed`` first), or 0."""
@@ -410,16 +420,22 @@ class PageExtractor:
         self.not_fetched = frozenset(not_fetched)
         self._earlier, self._earlier_pages = earlier, None
         self._too_slow: set[str] = set()  # the hosts whose Crawl-delay is over the cap, warned about
+        self._disallowing: set[str] = set()  # the hosts whose robots.txt disallows a page, warned about
 
     def _why_not(self, url: str, origin: str) -> str | None:
         """Why ``url`` is not to be fetched (robots.txt), or None."""
         if url in self.not_fetched:
             log.info("%s was not fetched by the recorded run (robots.txt); not replayed", url)
             return "not fetched by the recorded run"
-        if not self.robots.allowed(url, origin):
-            log.warning("robots.txt disallows %s; not fetched", url)
-            return "robots.txt disallows it"
         host = urlsplit(url).netloc
+        if not self.robots.allowed(url, origin):
+            if self.robots.shut(url) or host in self._disallowing:  # its host's warning is said
+                log.info("robots.txt disallows %s; not fetched", url)
+            else:
+                self._disallowing.add(host)
+                log.warning("robots.txt disallows %s; not fetched (nor any other page of %s it disallows: -v "
+                            "names each)", url, host)
+            return "robots.txt disallows it"
         delay, cap = self.robots.crawl_delay(url), self.settings.max_crawl_delay_s
         if delay > cap:  # waiting so long between pages would hold a scheduled sync for hours
             if host not in self._too_slow:
