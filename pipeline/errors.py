@@ -126,8 +126,12 @@ class ScryfallError(CasefileError):
 
 def printable(text: str) -> str:
     """``text`` as it can be printed and stored as UTF-8: the bytes of a file name that are not
-    UTF-8 (kept by Python as surrogate escapes) become U+FFFD."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    UTF-8 (kept by Python as surrogate escapes) become U+FFFD, and so does any other lone surrogate
+    (a server's error text may hold one)."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def unopenable_warehouse(path, exc: Exception) -> ConfigError:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from .clock import utc_now_iso
-from .errors import CasefileError, ConfigError, SourceDataError, TryAgainLater
+from .errors import CasefileError, ConfigError, SourceDataError, TryAgainLater, printable
 from .failpoints import failpoint
 
 if TYPE_CHECKING:
@@ -119,9 +119,7 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 def _json_bytes(obj) -> bytes:
-    """``obj`` as UTF-8 JSON. A lone surrogate (from a server's error text, a file name's bytes) is
-    written as its JSON escape ("\\ud800"), which UTF-8 cannot hold as it is."""
-    return (json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode("utf-8", "backslashreplace")
+    return (json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode("utf-8")
 
 
 def _safe_name(seq: int, url: str, content_type: str) -> str:
@@ -387,8 +385,9 @@ class RunWriter:
         if (self.path / SUCCESS).exists():
             return
         try:
+            # printable: a reason may quote a server's error text holding a lone surrogate
             atomic_write(self.path / FAILED, _json_bytes({"failed_at": utc_now_iso(), "status": status,
-                                                          "reason": reason}))
+                                                          "reason": printable(reason)}))
         except OSError as exc:
             log.warning("run %s could not be marked %s (%s): it stays incomplete", self.run_id, status, exc)
 

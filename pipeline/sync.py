@@ -156,7 +156,8 @@ def _plan(settings: Settings, query, offline, sources, include_multilingual, bul
                      include_multilingual=bool(recorded.get("include_multilingual")) if include_multilingual is None
                      else include_multilingual,
                      sources=sources or [s for s in recorded.get("sources", ["api"]) if s in ALL_SOURCES],
-                     replay_of="sample" if not offline else str(source_run.path),
+                     # a folder named with bytes that are not UTF-8 cannot be stored as they are
+                     replay_of="sample" if not offline else printable(str(source_run.path)),
                      bulk="always" if recorded.get("plan") == "bulk" else "never")
     else:
         from .extract.http import HttpClient

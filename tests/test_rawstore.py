@@ -53,7 +53,7 @@ def test_a_failure_whose_reason_holds_a_lone_surrogate_still_marks_the_run_faile
     run = store.new_run({"query": "q"})
     run.fail("Scryfall answered 400: bad \ud800 term")
     assert [r.status for r in store.runs()] == ["failed"]
-    assert json.loads((run.path / "_FAILED").read_bytes())["reason"] == "Scryfall answered 400: bad \ud800 term"
+    assert json.loads((run.path / "_FAILED").read_bytes())["reason"] == "Scryfall answered 400: bad \ufffd\ufffd\ufffd term"
 
 
 def test_folders_that_are_not_runs_are_ignored(tmp_path):

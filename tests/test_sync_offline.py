@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -195,6 +196,25 @@ def test_offline_replay_of_a_run_folder(data_dir, tmp_path):
     other = tmp_path / "other"
     assert casefile(other, "sync", "--offline", str(run)) == 0
     assert snapshot(other / "warehouse" / "casefile.duckdb") == snapshot(data_dir / "warehouse" / "casefile.duckdb")
+
+
+def test_offline_replay_of_a_run_folder_named_with_bytes_that_are_not_utf8(data_dir, tmp_path):
+    """The run records the folder it replays (`replay_of`), which DuckDB takes as UTF-8 only: the
+    folder's name is stored with U+FFFD for its other bytes, and later syncs and a rebuild load."""
+    import os
+
+    casefile(data_dir, "-q", "sync", "--offline")
+    [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
+    copy = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/run\xff"))
+    shutil.copytree(run, copy)
+    other = tmp_path / "other"
+    assert casefile(other, "-q", "sync", "--offline", str(copy)) == 0
+    assert casefile(other, "-q", "sync", "--offline") == 0
+    assert casefile(other, "-q", "rebuild") == 0
+    con = duckdb.connect(str(other / "warehouse" / "casefile.duckdb"), read_only=True)
+    replayed = con.execute("SELECT replay_of FROM sync_run ORDER BY run_id").fetchall()
+    con.close()
+    assert replayed == [(str(tmp_path) + "/run\ufffd",), ("sample",)]
 
 
 def test_offline_with_a_query_the_recording_lacks_is_a_usage_error(data_dir, capsys):
