@@ -277,6 +277,33 @@ def test_each_english_ruling_on_a_listeblanche_page_gets_one_french_translation(
     assert "fr (listeblanche, machine translation): [FR " in capsys.readouterr().out
 
 
+def test_a_warehouse_whose_translation_keys_were_folded_otherwise_gets_them_again_at_its_next_load(data_dir,
+                                                                                                   tmp_path):
+    """A load derives the keys of the translations it changes; a warehouse whose keys an earlier
+    casefile folded (here: made so by hand, as SQL alone folded them, its table's comment gone)
+    kept them through syncs that changed no translation, and "ﬁn" could not be found as "fin"."""
+    run = _with_french(tmp_path, marker=lambda i: "La ﬁn du tour [FR 0]" if i == 0 else None)
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run)]) == 0
+    db = data_dir / "warehouse" / "casefile.duckdb"
+
+    def found() -> list:
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            return [row[-1] for row in search(con, "fin du tour")[1]]
+        finally:
+            con.close()
+
+    [ruling] = found()
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE ruling_translation_key SET key = 'la ﬁn du tour [fr 0]'")
+    con.execute("COMMENT ON TABLE ruling_translation_key IS NULL")
+    con.close()
+    assert found() == []
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run)]) == 0  # no translation changed
+    assert found() == [ruling]
+    assert rows(data_dir, "SELECT count(*) FROM ruling_translation_key") == [(1,)]
+
+
 def test_translations_are_the_same_when_the_sql_path_builds_the_run(data_dir, tmp_path, monkeypatch, capsys):
     """The SQL path hands page copies, French ones included, to the Python reconciliation: the
     same translations as the Python path (the marker-French copy of the sample; the SQL path's

@@ -121,21 +121,34 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(path.read_text("utf-8"))
 
 
+# How ruling_translation_key's keys are folded, kept as the table's comment: a warehouse whose keys
+# were folded another way (by a casefile before this one) gets every key again at its next load,
+# where loads derive only the keys of the translations they change. 2: a translation with a
+# character beyond SQL's fold is folded by Python's search_fold; "ʼ" is an apostrophe.
+KEYS_FOLD = "casefile translation keys, fold 2"
+
+
 def _fill_derived_tables(con: duckdb.DuckDBPyConnection) -> None:
     """Fill the tables every load derives where they hold nothing and the warehouse has what
     they come from: ruling_card_names (from the links), ruling_translation_key (from the
-    translations). A warehouse made before such a table, which its schema has just added."""
-    names, keys = con.execute(
+    translations). A warehouse made before such a table, which its schema has just added; and
+    ruling_translation_key again where its keys were folded otherwise (``KEYS_FOLD``)."""
+    names, keys, fold = con.execute(
         "SELECT NOT EXISTS (SELECT 1 FROM ruling_card_names) AND EXISTS (SELECT 1 FROM card_ruling), "
-        "NOT EXISTS (SELECT 1 FROM ruling_translation_key) AND EXISTS (SELECT 1 FROM ruling_translation)").fetchone()
-    if not (names or keys):
+        "NOT EXISTS (SELECT 1 FROM ruling_translation_key) AND EXISTS (SELECT 1 FROM ruling_translation), "
+        "(SELECT comment FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' "
+        "AND table_name = 'ruling_translation_key')").fetchone()
+    refold = fold != KEYS_FOLD
+    if not (names or keys or refold):
         return
     con.execute("BEGIN TRANSACTION")
     try:
         if names:
             _derive_card_names(con, whole=True)
-        if keys:
+        if keys or refold:
             _derive_translation_keys(con, None)
+        if refold:
+            con.execute(f"COMMENT ON TABLE ruling_translation_key IS '{KEYS_FOLD}'")
         con.execute("COMMIT")
     except BaseException:
         rollback(con)
