@@ -327,6 +327,21 @@ def test_one_date_line_written_another_way_is_refused_not_read_into_the_ruling_b
         parse_listeblanche_page(_seed_page_with_date_lines(" · WotC", every=False), "doc", VISAGE_ORACLE_ID)
 
 
+@pytest.mark.parametrize("line", ["<p>1<sup>er</sup> mars 2024 · WotC</p>", "<p><span>02</span> février 2024 · WotC</p>",
+                                  "<p><b>02</b>\n février 2024</p>"])
+def test_a_stray_date_line_whose_date_is_split_by_markup_is_refused_too(line):
+    html = _page(f"<ol><li>{line}<p>English 1.</p></li><li>{line}<p>English 2.</p></li></ol>")
+    with pytest.raises(ParseError, match="opens with a date but is no date line"):
+        parse_listeblanche_page(html, "doc", None, card_names=["Affaire du test"])
+
+
+def test_a_maintenance_page_with_a_dated_line_is_no_card_page_not_a_layout_change():
+    # the check of stray date lines came first: exit 65 where a page that is not the card's is tried again (75)
+    html = "<html><body><h1>Maintenance</h1><p>12 mars 2025 : retour prévu à 14 h.</p></body></html>"
+    with pytest.raises(UnrecognizedPage):
+        parse_listeblanche_page(html, "doc", VISAGE_ORACLE_ID, card_names=VISAGE_NAMES)
+
+
 @pytest.mark.parametrize("body", [
     "<p>Sortie : <time>09 février 2024</time></p><p>Aucune clarification.</p>",  # a date inside a line
     "<p>02 février 2024 : la carte est sortie avec le set Meurtres au manoir Karlov, et depuis aucune "

@@ -84,16 +84,17 @@ def parse_listeblanche_page(html: bytes | str, doc_id: str, oracle_id: str | Non
         soup = load_html(html, doc_id, content_type)
         title, name_en, name_fr = _names(soup)
         date_lines = _date_lines(soup)
-        stray = _stray_dated_line(soup, date_lines)
-        if stray is not None:
-            raise ParseError(doc_id, f"a line opens with a date but is no date line (date · source : …): {stray!r} "
-                                     "(layout changed?)")
         announced = _announced_count(soup)
         if announced and not date_lines:
             raise ParseError(doc_id, f"the page announces {announced} rulings but none is dated (layout changed?)")
         if not date_lines and announced is None and card_names is not None and not names_any(soup, card_names):
             raise UnrecognizedPage(doc_id, f"no ruling and no mention of {' / '.join(card_names) or 'the card'}: "
                                            f"not its listeblanche.fr page (h1: {title!r})")
+        # after the test above: a maintenance page with a dated line is no card page, tried again
+        stray = _stray_dated_line(soup, date_lines)
+        if stray is not None:
+            raise ParseError(doc_id, f"a line opens with a date but is no date line (date · source : …): {stray!r} "
+                                     "(layout changed?)")
         blocks = [_block(line, date_lines, doc_id) for line in date_lines]
         flags = (MACHINE_TRANSLATION,) if _MACHINE_MADE.search(search_fold(visible_text(soup))) else ()
         return ListeBlanchePage(
@@ -151,8 +152,8 @@ def _stray_dated_line(soup: BeautifulSoup, date_lines: list[_DateLine]) -> str |
     """The first short line that opens with a French date yet is none of ``date_lines`` (its source
     left out or labelled another way), else None. Read as no date line, it would drop its ruling
     without a word: with no date line left, the page would read as a card's page with no rulings."""
-    for string in soup.find_all(string=_OPENS_WITH_DIGIT):
-        if not is_visible_string(string) or not starts_with_french_date(string):
+    for string in soup.find_all(string=_OPENS_WITH_DIGIT):  # a date's day may stand apart: <span>02</span>
+        if not is_visible_string(string):
             continue
         if any(part is string or any(parent is part for parent in string.parents)
                for line in date_lines for part in line.parts):
@@ -161,7 +162,8 @@ def _stray_dated_line(soup: BeautifulSoup, date_lines: list[_DateLine]) -> str |
         while isinstance(node.parent, Tag) and node.parent.name not in PAGE_ROOTS and not is_block(node.parent):
             node = node.parent
         text = visible_text_of(_inline_run(node))
-        if len(text) <= _DATE_LINE_MAX_CHARS and starts_with_french_date(text):
+        if len(text) <= _DATE_LINE_MAX_CHARS and text.startswith(" ".join(string.split())) \
+                and starts_with_french_date(text):
             return text
     return None
 
