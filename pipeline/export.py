@@ -298,8 +298,8 @@ def _write_refused(exc: BaseException, tmp: Path, out: Path) -> CasefileError | 
     escaped, as in a JSON string) and carries the errno."""
     if isinstance(exc, OSError) and exc.errno is not None:
         code, reason = exc.errno, exc.strerror or str(exc)
-    elif isinstance(exc, duckdb.IOException) and any(named in str(exc)
-                                                      for named in (str(tmp), json.dumps(str(tmp))[1:-1])):
+    elif isinstance(exc, duckdb.IOException) and any(
+            named in str(exc) for named in (str(tmp), json.dumps(str(tmp), ensure_ascii=False)[1:-1])):
         found = re.search(r'"errno":"(\d+)"', str(exc))
         code = int(found.group(1)) if found else None
         reason = os.strerror(code) if code else str(exc).splitlines()[0]

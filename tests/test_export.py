@@ -517,7 +517,7 @@ def test_a_dataset_file_the_file_system_refuses_is_a_clear_error_not_a_traceback
     assert files_of(out) == before and [p.name for p in tmp_path.iterdir()] == ["export"]
 
 
-@pytest.mark.parametrize("name", ['my "rulings"', "back\\slash"])
+@pytest.mark.parametrize("name", ['my "rulings"', "back\\slash", 'mes "règles"'])
 def test_a_refused_write_to_a_folder_named_with_quotes_or_backslashes_is_the_export_s(sample_data_dir, tmp_path,
                                                                                       name):
     # DuckDB escapes " and \ in the path its message names: the refusal was read as the
