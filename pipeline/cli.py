@@ -175,6 +175,10 @@ def write_output(path: Path, text: str) -> None:
     from .export import sibling_stem
 
     path = expand_home(path)  # a value written as a folder was refused by OutPath
+    for stream, err in ((sys.stdout, False), (sys.stderr, True)):
+        if _same_file(path, stream):  # /dev/stdout of `>> log`: written on, as the shell opened it
+            click.echo(text, nl=False, err=err, color=True)
+            return
     try:
         mode = os.stat(path).st_mode  # through any links: /dev/stdout is a link to the pipe or terminal
     except (OSError, ValueError):  # nothing there yet (or links in a loop, refused below)
@@ -216,6 +220,16 @@ def write_output(path: Path, text: str) -> None:
         if isinstance(exc, OSError):
             raise UsageError(f"--out {path}: cannot write it ({exc.strerror or exc})") from None
         raise
+
+
+def _same_file(path: Path, stream) -> bool:
+    """Whether ``path`` is the file ``stream`` writes to (a file a shell redirected it to, through
+    /dev/stdout or by its own name): opened again for writing, it would be emptied or replaced."""
+    try:
+        there, ours = os.stat(path), os.fstat(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (there.st_dev, there.st_ino) == (ours.st_dev, ours.st_ino)
 
 
 class _CtrlC(BaseException):

@@ -376,6 +376,25 @@ def test_out_to_a_named_pipe_writes_into_it_and_leaves_the_pipe(synced, tmp_path
     assert [p.name for p in tmp_path.iterdir()] == ["report.pipe"]  # no temp file beside it
 
 
+def test_out_dev_stdout_with_stdout_appended_to_a_file_adds_to_the_file(synced, tmp_path):
+    """`casefile report … --out /dev/stdout >> log`: /dev/stdout leads to the file, a regular one,
+    which was replaced by the report (the lines before it lost)."""
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    log = tmp_path / "log"
+    log.write_text("the lines before\n")
+    with open(log, "a") as appended:
+        done = subprocess.run([sys.executable, "-m", "pipeline", "report", "colors", "--format", "csv", "--out",
+                               "/dev/stdout"], stdout=appended, stderr=subprocess.PIPE, text=True,
+                              env=subprocess_env(synced), timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = log.read_text()
+    assert text.startswith("the lines before\nstatistics,cards,") and [p.name for p in tmp_path.iterdir()] == ["log"]
+
+
 # --- HTML ----------------------------------------------------------------------------------------
 
 class TagBalance(HTMLParser):
