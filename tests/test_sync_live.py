@@ -367,6 +367,22 @@ def test_a_page_that_redirects_to_a_path_robots_txt_disallows_is_not_followed_th
     assert json.loads((newest / "run.json").read_text())["not_fetched"] == [site + page]
 
 
+def test_pages_that_redirect_to_paths_robots_txt_disallows_are_warned_of_once_a_host(server, cli, data_dir):
+    """CONSTRUCTED: two listeblanche.fr pages answer 302 to /login, which robots.txt disallows: one
+    warning for the host, where each page had its own (-v still names each)."""
+    with FakeScryfall([], {}, {}) as pages:
+        pages.add_page("/robots.txt", b"User-agent: *\nDisallow: /login\n", content_type="text/plain")
+        for card in ("case-of-the-burning-masks-mkm-113", "case-of-the-filched-falcon-mkm-44"):
+            pages.add_fault(f"/carte/mkm/{card}", "redirect", times=None, location="/login", status=302)
+        args = ["sync", "--api-url", server.url, "--sources", "api,listeblanche"]
+        result = cli(*args, CASEFILE_LISTEBLANCHE_URL=pages.url)
+        verbose = cli("-v", *args, CASEFILE_LISTEBLANCHE_URL=pages.url)
+    assert result.returncode == 0 and verbose.returncode == 0, result.stderr
+    said = [line for line in result.stderr.splitlines() if "redirects to" in line]
+    assert len(said) == 1 and said[0].endswith("robots.txt disallows: -v names each)")
+    assert sum("redirects to" in line for line in verbose.stderr.splitlines()) == 2
+
+
 @pytest.mark.parametrize("content_type, meta", [
     ("text/html; charset=windows-1252", ""),  # the header alone says how the bytes read
     ("text/html", '<meta charset="iso-8859-1">\n'),  # browsers read this label as windows-1252

@@ -523,7 +523,13 @@ class PageExtractor:
             try:
                 status = self._fetch(url, origin, key, result, expected)
             except RedirectDisallowed as exc:  # as a page robots.txt disallows: not read, stood in for
-                log.warning("%s not fetched: %s", url, exc)
+                host = urlsplit(url).netloc
+                if host in self._disallowing:  # its host's warning is said
+                    log.info("%s not fetched: %s", url, exc)
+                else:
+                    self._disallowing.add(host)
+                    log.warning("%s not fetched: %s (nor any other page of %s robots.txt disallows: -v names each)",
+                                url, exc, host)
                 result.disallowed.append(url)
                 skipped.append((source, url, origin, key, "robots.txt disallows the page it redirects to"))
                 return
