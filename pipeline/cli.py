@@ -350,7 +350,7 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
 
         info = make_plan(settings, query=query, include_multilingual=bool(multilingual), bulk=bulk, sources=chosen)
         if ctx.log_format == "json":
-            print_out(json.dumps({"event": "plan", **info}, ensure_ascii=False))
+            ctx.emit("", {"event": "plan", **info})
             return
         print_out(f"plan for {info['query']} (--bulk {info['bulk']}): {info['chosen']}")
         for name, p in info["plans"].items():
@@ -859,8 +859,11 @@ def status(ctx: Context, fmt: str) -> None:
     from .status import collect_status
 
     info = collect_status(ctx.settings)
-    if ctx.log_format == "json" or fmt == "json":  # --log-format json: one object per line, as every result
-        print_out(json.dumps(info, ensure_ascii=False, indent=None if ctx.log_format == "json" else 2, default=str))
+    if ctx.log_format == "json":  # one object on one line, dated as every result line
+        ctx.emit("", {"event": "status", **info})
+        return
+    if fmt == "json":  # for a person, or a script reading the one object: indented
+        print_out(json.dumps(info, ensure_ascii=False, indent=2, default=str))
         return
     tables = sorted(info["warehouse"].get("tables", {}).items())
     if fmt == "csv":  # one CSV table, for scripts: the row counts (the rest is in --format json)

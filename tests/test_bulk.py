@@ -232,6 +232,7 @@ def test_plan_fetches_only_what_it_needs(bulk_server, cli, data_dir):
                  "--query", "*")
     plan = json.loads(result.stdout)
     assert plan["chosen"] == "bulk" and plan["plans"]["bulk"]["requests"] == 4
+    assert (plan["level"], plan["event"]) == ("info", "plan") and "ts" in plan  # dated, as every result line
     assert [r.path for r in bulk_server.requests] == ["/bulk-data"]
     # the live default sources name pages, which the bulk plan does not ask
     assert plan["pages"] is None

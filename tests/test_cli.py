@@ -592,6 +592,8 @@ def test_status_with_json_logs_prints_one_object_on_one_line(synced, capsys):
     assert main(["--data-dir", str(synced), "--log-format", "json", "status"]) == 0
     [line] = capsys.readouterr().out.splitlines()
     assert json.loads(line)["warehouse"]["tables"]["card"] == 15
+    assert {k: json.loads(line)[k] for k in ("level", "event")} == {"level": "info", "event": "status"}
+    assert "ts" in json.loads(line)  # dated, as every result line
     assert main(["--data-dir", str(synced), "status", "--format", "json"]) == 0  # for a person: indented
     out = capsys.readouterr().out
     assert len(out.splitlines()) > 1 and json.loads(out)["warehouse"]["tables"]["card"] == 15
