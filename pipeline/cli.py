@@ -1045,13 +1045,14 @@ def _json_errors() -> bool:
     return chosen.lower() == "json"
 
 
-def _say_error(code: int, kind: str, message: str, text: str) -> None:
+def _say_error(code: int, kind: str, message: str, text: str, run_id: str | None = None) -> None:
     """One error line on stderr: a JSON object with --log-format json, else ``text`` (if any). A
     stderr that cannot be written (a full disk under the log, a reader gone) leaves the exit code
     as it is: there is nothing more to say it with."""
     try:
         if _json_errors():
-            click.echo(json.dumps(_error_line(code, kind, message), ensure_ascii=False), err=True)
+            more = {"run_id": run_id} if run_id else {}  # a sync's run, kept in data/raw/ marked failed
+            click.echo(json.dumps(_error_line(code, kind, message, **more), ensure_ascii=False), err=True)
         elif text:
             click.echo(text, err=True)
     except OSError:
@@ -1068,7 +1069,8 @@ def _error_line(code: int, kind: str, message: str, **more) -> dict:
 
 def _report(exc: CasefileError) -> None:
     logging.getLogger("casefile").debug("error", exc_info=True)
-    _say_error(exc.exit_code, exc.__class__.__name__, str(exc), f"casefile: error: {exc}")
+    _say_error(exc.exit_code, exc.__class__.__name__, str(exc), f"casefile: error: {exc}",
+               run_id=getattr(exc, "run_id", None))
 
 
 if __name__ == "__main__":

@@ -234,6 +234,8 @@ def _fetch(store: RawStore, plan: _Plan, progress) -> tuple[RunInfo, dict, int]:
     except BaseException as exc:
         status = "aborted" if isinstance(exc, (KeyboardInterrupt, SystemExit, Aborted)) else "failed"
         writer.fail(f"{exc.__class__.__name__}: {exc}", status=status)
+        if isinstance(exc, CasefileError):  # the run it is kept in, for the error's JSON line
+            exc.run_id = writer.run_id
         raise
     finally:
         if not isinstance(plan.transport, ReplayTransport):

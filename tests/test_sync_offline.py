@@ -242,6 +242,21 @@ def test_a_recorded_run_missing_a_file_is_refused_by_name(data_dir, tmp_path, ca
     assert snapshot(db) == before
 
 
+def test_a_failed_sync_s_json_error_line_names_the_run_it_kept(data_dir, tmp_path, capsys):
+    """A copy of a recorded run (the bundled sample synced) without one of its documents: the sync
+    fails (65) and keeps its run marked failed, which its JSON error line names."""
+    casefile(data_dir, "-q", "sync", "--offline")
+    [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
+    copy = tmp_path / "recorded"
+    shutil.copytree(run, copy)
+    (copy / "docs/scryfall-api/00001-search.json").unlink()
+    capsys.readouterr()
+    assert casefile(data_dir, "--log-format", "json", "sync", "--offline", str(copy)) == 65
+    error = json.loads(capsys.readouterr().err.splitlines()[-1])
+    [failed] = [p for p in (data_dir / "raw").iterdir() if (p / "_FAILED").exists()]
+    assert (error["exit_code"], error["run_id"]) == (65, failed.name)
+
+
 def test_offline_from_a_folder_that_is_not_a_run(data_dir, tmp_path, capsys):
     assert casefile(data_dir, "sync", "--offline", str(tmp_path)) == 78
     assert "not a casefile run" in capsys.readouterr().err
