@@ -22,31 +22,16 @@ import time
 from pathlib import Path
 
 
-def floor(run_dir: Path, db: Path) -> int:
-    """The floor: DuckDB's own read_json of every body of a run into plain tables, no normalization."""
-    import duckdb
-
-    for stale in (db, Path(str(db) + ".wal")):
-        if stale.exists():
-            stale.unlink()
-    con = duckdb.connect(str(db))
-    for i, line in enumerate((run_dir / "manifest.jsonl").read_text("utf-8").splitlines()):
-        entry = json.loads(line)
-        con.execute(f"CREATE TABLE doc_{i} AS SELECT * FROM read_json(?)", [str(run_dir / entry["path"])])
-    con.execute("CHECKPOINT")
-    con.close()
-    return 0
-
-
-def floor_columns(run_dir: Path, db: Path) -> int:
-    """The floor narrowed to what casefile reads: the card and rulings files read with the
-    columns and types of ``pipeline/normalize/duck.py`` (the fields casefile reads, no detection
-    of the others), the other bodies as ``floor`` reads them; plain tables, no normalization."""
+def floor(run_dir: Path, db: Path, narrow: bool = False) -> int:
+    """The floor: DuckDB's own read_json of every body of a run into plain tables, no normalization.
+    ``narrow``: the card and rulings files read with the columns and types of
+    ``pipeline/normalize/duck.py`` (the fields casefile reads, no detection of the others), the
+    other bodies as before: the floor of what casefile reads."""
     import duckdb
 
     from pipeline.normalize.duck import CARD_COLUMNS, RULING_COLUMNS
 
-    columns = {"bulk-cards": CARD_COLUMNS, "bulk-rulings": RULING_COLUMNS}
+    columns = {"bulk-cards": CARD_COLUMNS, "bulk-rulings": RULING_COLUMNS} if narrow else {}
     for stale in (db, Path(str(db) + ".wal")):
         if stale.exists():
             stale.unlink()
@@ -142,7 +127,7 @@ def main() -> None:
         code = floor(Path(args[0]), Path(args[1]))
     elif mode == "floor-columns":
         started, cpu = time.perf_counter(), time.process_time()
-        code = floor_columns(Path(args[0]), Path(args[1]))
+        code = floor(Path(args[0]), Path(args[1]), narrow=True)
     elif mode == "raw-write":
         import pipeline.rawstore  # noqa: F401  (imported before the clock starts, as the CLI is)
 

@@ -366,7 +366,7 @@ def bench_scale(scale: float, n_searches: int, keep: bool, repeat: int, one_data
         "cards": rows.get("card"), "printings": rows.get("printing"), "rulings": rows.get("ruling"),
         "card_rulings": rows.get("card_ruling"),
         "repeat": repeat, "floor_s": round(floor["seconds"], 3), "floor_wall_s": round(floor["wall_s"], 3),
-        # the floor of the card and rulings files' fields casefile reads (bench/child.py floor_columns)
+        # the floor of the card and rulings files' fields casefile reads (bench/child.py floor, narrow)
         "floor_columns_s": round(column_floor["seconds"], 3),
         "ratio_to_floor_columns": round(rebuild["seconds"] / column_floor["seconds"], 3),
         "first_sync_s": round(first["seconds"], 3),

@@ -554,21 +554,26 @@ def test_a_page_the_site_refuses_fails_the_run_and_a_gone_page_is_missing(server
         assert rows(db, sightings) == [(0,)]
 
 
+def _serve_two_listeblanche_pages(pages) -> None:
+    """The constructed listeblanche.fr pages of the Filched Falcon and the Burning Masks, at their paths."""
+    from conftest import FIXTURES
+
+    for name in ("listeblanche_mkm_case-of-the-filched-falcon-mkm-44.html",
+                 "listeblanche_mkm_case-of-the-burning-masks-mkm-113.html"):
+        path = "/carte/mkm/" + name.removeprefix("listeblanche_mkm_").removesuffix(".html")
+        pages.add_page(path, (FIXTURES / "pages" / name).read_bytes())
+
+
 def test_a_live_run_robots_txt_kept_from_a_page_replays_offline(server, cli, data_dir):
     """robots.txt disallows one card's listeblanche.fr page and lets the others be fetched: the run
     records the page it did not fetch, and `sync --offline` of that run skips it as the run did
     (before, the replay asked the recording for it and failed, exit 2: "holds no response")."""
     import json
 
-    from conftest import FIXTURES
-
     with FakeScryfall([], {}, {}) as pages:
         pages.add_page("/robots.txt", b"User-agent: *\nDisallow: /carte/mkm/case-of-the-burning-masks\n",
                        content_type="text/plain")
-        for name in ("listeblanche_mkm_case-of-the-filched-falcon-mkm-44.html",
-                     "listeblanche_mkm_case-of-the-burning-masks-mkm-113.html"):
-            path = "/carte/mkm/" + name.removeprefix("listeblanche_mkm_").removesuffix(".html")
-            pages.add_page(path, (FIXTURES / "pages" / name).read_bytes())
+        _serve_two_listeblanche_pages(pages)
         result = cli("sync", "--api-url", server.url, "--sources", "api,listeblanche",
                      CASEFILE_LISTEBLANCHE_URL=pages.url)
         asked = [r.path for r in pages.requests]
@@ -601,17 +606,12 @@ def test_the_pages_robots_txt_keeps_casefile_from_are_warned_of_once_a_host(serv
     for the host, in every cron mail, where each page had its own line (-v still names each)."""
     from urllib.parse import urlsplit
 
-    from conftest import FIXTURES
-
     with FakeScryfall([], {}, {}) as pages:
         if isinstance(robots, int):
             pages.add_fault("/robots.txt", "status", times=None, status=robots)
         else:
             pages.add_page("/robots.txt", robots, content_type="text/plain")
-        for name in ("listeblanche_mkm_case-of-the-filched-falcon-mkm-44.html",
-                     "listeblanche_mkm_case-of-the-burning-masks-mkm-113.html"):
-            path = "/carte/mkm/" + name.removeprefix("listeblanche_mkm_").removesuffix(".html")
-            pages.add_page(path, (FIXTURES / "pages" / name).read_bytes())
+        _serve_two_listeblanche_pages(pages)
         result = cli("sync", "--api-url", server.url, "--sources", "api,listeblanche",
                      CASEFILE_LISTEBLANCHE_URL=pages.url)
         verbose = cli("-v", "sync", "--api-url", server.url, "--sources", "api,listeblanche",
