@@ -133,11 +133,7 @@ def _fill_derived_tables(con: duckdb.DuckDBPyConnection) -> None:
     they come from: ruling_card_names (from the links), ruling_translation_key (from the
     translations). A warehouse made before such a table, which its schema has just added; and
     ruling_translation_key again where its keys were folded otherwise (``KEYS_FOLD``)."""
-    names, keys, fold = con.execute(
-        "SELECT NOT EXISTS (SELECT 1 FROM ruling_card_names) AND EXISTS (SELECT 1 FROM card_ruling), "
-        "NOT EXISTS (SELECT 1 FROM ruling_translation_key) AND EXISTS (SELECT 1 FROM ruling_translation), "
-        "(SELECT comment FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' "
-        "AND table_name = 'ruling_translation_key')").fetchone()
+    names, keys, fold = con.execute(read_sql("load/derived_tables_state.sql")).fetchone()
     refold = fold != KEYS_FOLD
     if not (names or keys or refold):
         return
