@@ -3,6 +3,8 @@ test-only pages for the French/English pairing, refusals; fuzzing is in tests/re
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pages_support import (
@@ -303,6 +305,64 @@ def test_an_unknown_date_form_is_refused_not_guessed():
     html = _page("<ol><li><p>02 feb 2024 · source : wotc</p><p>English.</p></li></ol>")
     with pytest.raises(ParseError, match="unreadable date line"):
         parse_listeblanche_page(html, "doc", None)
+
+
+@pytest.mark.parametrize("label", ["Wizards", "WotC (officiel)", "mtgwiki"])
+def test_a_source_casefile_does_not_know_is_refused_not_made_a_ruling_of_its_own(label):
+    """CONSTRUCTED: kept as shown ("wizards"), the source made each ruling a second one beside the
+    API's wotc copy, with exit 0."""
+    html = _page(PAIRED_BY_LANG.replace("1er mars 2024 · source : wotc", f"1er mars 2024 · source : {label}"))
+    with pytest.raises(ParseError, match=re.escape(f"names a source casefile does not know: '{label}'")):
+        parse_listeblanche_page(html, "doc", "oid")
+
+
+# CONSTRUCTED: a ruling's block holding more texts than an original and its translation. Read as it
+# stood, the first English part was the ruling (a new one, cut short, beside the API's) and the rest
+# vanished, or the second English part was taken for the French.
+@pytest.mark.parametrize("texts", [
+    '<p lang="en">Being solved is not part of a permanent’s copiable values.</p>'
+    '<p lang="en">A permanent that becomes a copy of a solved Case is not solved.</p>',
+    '<blockquote lang="en">English a.</blockquote><blockquote lang="en">English b.</blockquote>'
+    '<blockquote lang="fr">[FR]</blockquote>',
+    '<blockquote lang="en">English.</blockquote><p lang="fr">[FR a]</p><p lang="fr">[FR b]</p>',
+    "<p>English a.</p><p>English b.</p><p>[FR]</p>",
+])
+def test_a_ruling_block_with_more_texts_than_an_original_and_its_translation_is_refused(texts):
+    html = _page(f"<ol><li><p>{SEED_DATE_LINE}</p><p>Other.</p></li><li><p>{SEED_DATE_LINE}</p>{texts}</li></ol>")
+    with pytest.raises(ParseError, match="layout changed"):
+        parse_listeblanche_page(html, "doc", None)
+
+
+def test_a_flat_layout_with_a_ruling_after_a_translation_but_no_date_line_is_refused():
+    html = _page(FLAT.replace("<p>[FR 1]</p>", "<p>[FR 1]</p><p>English without a date line.</p>"))
+    with pytest.raises(ParseError, match="3 texts where an original and its translation are two"):
+        parse_listeblanche_page(html, "doc", None)
+
+
+# CONSTRUCTED: a ruling's item whose date line is missing. Read as it stood, the ruling was dropped
+# and the page's count of date lines still matched the rulings read.
+@pytest.mark.parametrize("items", [
+    f"<li><p>{SEED_DATE_LINE}</p><p>English 1.</p></li><li><p>English 2.</p></li>",
+    f"<li><p>{SEED_DATE_LINE}</p><p>English 1.</p></li><li><p>English 2.</p></li>"
+    f"<li><p>{SEED_DATE_LINE}</p><p>English 3.</p></li>",
+    f"<li>{SEED_DATE_LINE}<br>English 1.</li><li>English 2.</li>",
+])
+def test_a_ruling_item_without_its_date_line_is_refused(items):
+    with pytest.raises(ParseError, match="a ruling item shows no date line.*'English 2.'"):
+        parse_listeblanche_page(_page(f"<ol>{items}</ol>"), "doc", None)
+
+
+def test_a_classed_box_without_its_date_line_among_the_rulings_boxes_is_refused():
+    html = _page(f'<div class="ruling"><p>{SEED_DATE_LINE}</p><p>English 1.</p></div>'
+                 '<div class="ruling"><p>English 2.</p></div><div class="footer"><p>Contact</p></div>')
+    with pytest.raises(ParseError, match="'English 2.'"):
+        parse_listeblanche_page(html, "doc", None)
+
+
+def test_other_lists_empty_items_and_other_boxes_are_no_undated_rulings():
+    html = _page(f"<ol><li><p>{SEED_DATE_LINE}</p><p>English 1.</p></li><li> </li></ol>"
+                 '<ul><li>Accueil</li><li>Cartes</li></ul><div class="footer"><p>Contact</p></div>')
+    assert _pairs(html) == [(0, "en", None, "English 1.")]
 
 
 def _seed_page_with_date_lines(replaced: str, every: bool = True) -> str:

@@ -170,6 +170,30 @@ def test_an_impossible_date_is_refused():
         parse_scryfall_page(_page("<ul><li><p>Text.</p><p>(2024-13-45)</p></li></ul>"), "doc", None)
 
 
+# Constructed: the recorded pages show "(YYYY-MM-DD)" in a block of its own. A page that shows its
+# dates another way must not leave them in the texts: an undated copy whose text holds its date is a
+# new ruling beside the API's, on every card, with exit 0.
+@pytest.mark.parametrize("items", [
+    "<li><p>Text.</p><p>2024-02-02</p></li>",  # no parentheses
+    "<li><p>Text.</p><p>(2024\u201102\u201102)</p></li>",  # non-breaking hyphens
+    "<li><p>Text.</p><p>— WotC (2024-02-02)</p></li>",  # a label casefile does not know
+    "<li><p>Text.</p><p>(2024-02-02) — Wizards of the Coast</p></li>",  # the label after the date
+    "<li><p>Text. — WotC (2024-02-02)</p></li>",  # the same, inline
+    "<li><p>(2024-02-02)</p><p>Text.</p></li>",  # the date first
+    "<li><p>Text.</p><p>February 2, 2024</p></li>",
+    "<li><p>Text.</p><p>2/2/2024</p></li>",
+])
+def test_a_date_shown_in_a_form_not_read_is_a_layout_change(items):
+    with pytest.raises(ParseError, match="layout changed"):
+        parse_scryfall_page(_page(f"<ul><li><p>Other.</p><p>(2024-02-01)</p></li>{items}</ul>"), "doc", None)
+
+
+def test_dashes_numbers_and_slashes_of_a_rulings_words_are_no_date():
+    html = _page("<ul><li><p>“Solved — [static ability]” means it gets +1/+1 — or 2/2 for 10 turns.</p>"
+                 "<p>(2024-02-02)</p></li><li><p>Its cost is {2/W} — one of two.</p><p>(2024-02-03)</p></li></ul>")
+    assert [r.date_as_seen for r in parse_scryfall_page(html, "doc", None).rulings] == ["2024-02-02", "2024-02-03"]
+
+
 @pytest.mark.parametrize("html", [b"", b"<html><body><p>nothing</p></body></html>", None, ["<h1>x</h1>"]])
 def test_documents_that_are_not_a_card_page_are_refused(html):
     with pytest.raises(ParseError) as caught:

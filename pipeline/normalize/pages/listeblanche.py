@@ -95,6 +95,10 @@ def parse_listeblanche_page(html: bytes | str, doc_id: str, oracle_id: str | Non
         if stray is not None:
             raise ParseError(doc_id, f"a line opens with a date but is no date line (date · source : …): {stray!r} "
                                      "(layout changed?)")
+        undated = _undated_item(date_lines)
+        if undated is not None:
+            raise ParseError(doc_id, f"a ruling item shows no date line (date · source : …): {undated[:80]!r} "
+                                     "(layout changed?)")
         blocks = [_block(line, date_lines, doc_id) for line in date_lines]
         flags = (MACHINE_TRANSLATION,) if _MACHINE_MADE.search(search_fold(visible_text(soup))) else ()
         return ListeBlanchePage(
@@ -168,6 +172,45 @@ def _stray_dated_line(soup: BeautifulSoup, date_lines: list[_DateLine]) -> str |
     return None
 
 
+def _undated_item(date_lines: list[_DateLine]) -> str | None:
+    """The text of the first item beside the rulings' items that holds no date line, else None.
+
+    A ruling's item is the nearest box around its date line that is an entry of a list (an
+    ``<li>``, a row, an article, a box with a class) and holds no other date line; an item of the
+    same kind beside it (the same tag and class) with words but no date line is a ruling whose date
+    line is missing, read as nothing otherwise. A date line that is a box of its own among its
+    texts (a flat layout) has no such item: the count of texts after each line guards that layout.
+    """
+    for line in date_lines:
+        item = _item_of(line, date_lines)
+        if item is None:
+            continue
+        for sibling in item.parent.find_all(item.name, recursive=False):
+            if (sibling.get("class") == item.get("class") and not any(other.touches(sibling) for other in date_lines)
+                    and (text := visible_text(sibling))):
+                return text
+    return None
+
+
+def _item_of(line: _DateLine, date_lines: list[_DateLine]) -> Tag | None:
+    node = line.parts[-1]
+    if not isinstance(node, Tag) or visible_text(node) == line.text:
+        node = node.parent  # the date line's own box (or its run of text) is no item
+    while isinstance(node, Tag) and node.name not in PAGE_ROOTS and isinstance(node.parent, Tag):
+        if sum(1 for other in date_lines if other.touches(node)) > 1:
+            return None
+        if _may_hold_a_ruling(node):
+            return node
+        node = node.parent
+    return None
+
+
+def _may_hold_a_ruling(item: Tag) -> bool:
+    """Items whose kind says they are entries of one list: list items, rows, articles, and any box
+    that shares a class with its siblings."""
+    return item.name in ("li", "tr", "dd", "article") or bool(item.get("class"))
+
+
 def _inline_run(node: Tag | NavigableString) -> list[Tag | NavigableString]:
     """``node`` and the inline text beside it in its box, up to a block or a line break."""
     if _breaks_line(node):
@@ -196,10 +239,16 @@ def _block(date_line: _DateLine, date_lines: list[_DateLine], doc_id: str) -> _B
         published = parse_french_date(line.group("date")).isoformat()
     except ValueError:
         raise ParseError(doc_id, f"unreadable date line {shown!r} (layout changed?)") from None
-    source = line.group("source").strip().rstrip(".;,").strip()  # "source : wotc." is wotc
-    english, french = _original_and_translation(*_texts_after(date_line, date_lines))
-    return _Block(published=published, source=_SOURCES.get(source.lower(), source.lower()),
-                  english=english, french=french)
+    label = line.group("source").strip().rstrip(".;,").strip()  # "source : wotc." is wotc
+    source = _SOURCES.get(label.lower())
+    if source is None:  # kept as shown, it would make a ruling of its own beside the API's copy
+        raise ParseError(doc_id, f"date line {shown!r} names a source casefile does not know: {label!r} "
+                                 f"(known: {', '.join(sorted(_SOURCES))}; layout changed?)")
+    try:
+        english, french = _original_and_translation(*_texts_after(date_line, date_lines))
+    except _TooManyTexts as many:
+        raise ParseError(doc_id, f"the ruling after {shown!r} shows {many} (layout changed?)") from None
+    return _Block(published=published, source=source, english=english, french=french)
 
 
 def _texts_after(date_line: _DateLine,
@@ -289,18 +338,29 @@ def _marked_lang(tag: Tag) -> str | None:
     return lang.strip().lower().split("-")[0] if isinstance(lang, str) and lang.strip() else None
 
 
+class _TooManyTexts(Exception):
+    """A ruling's block holds more texts than an original and its translation: read as it stands,
+    a part of the ruling would be dropped or taken for its translation."""
+
+
 def _original_and_translation(texts: list[tuple[str | None, str]],
                               in_force: str | None) -> tuple[str | None, str | None]:
     """Where the markup marks languages, it decides: a text marked English or French, else a text
     with no mark when the language in force around it is that one (a French page that marks only
     the English original); otherwise the first text is the English original and the second its
-    translation (the page: "La traduction FR ci-dessous")."""
+    translation (the page: "La traduction FR ci-dessous"). Two texts marked English (or French), or
+    three with no mark, raise _TooManyTexts."""
     if any(lang for lang, _ in texts):
+        for lang, name in (("en", "English"), ("fr", "French")):
+            if sum(1 for marked, _ in texts if marked == lang) > 1:
+                raise _TooManyTexts(f"more than one text marked {name}")
         unmarked = next((text for lang, text in texts if lang is None), None)
         english = next((text for lang, text in texts if lang == "en"), unmarked if in_force == "en" else None)
         french = next((text for lang, text in texts if lang == "fr"), unmarked if in_force == "fr" else None)
         return english, french
     plain = [text for _, text in texts]
+    if len(plain) > 2:
+        raise _TooManyTexts(f"{len(plain)} texts where an original and its translation are two")
     return (plain[0] if plain else None), (plain[1] if len(plain) > 1 else None)
 
 

@@ -32,6 +32,16 @@ _RULING_META = re.compile(
 # word it ends with ("... on Scryfall" keeps its last word).
 _META_BLOCK = re.compile(r"[—–-]?\s*(?P<label>Wizards of the Coast|Scryfall)?\s*\((?P<date>\d{4}-\d{2}-\d{2})\)")
 _SOURCE_LABELS = {"wizards of the coast": "wotc", "scryfall": "scryfall"}
+# A date the two forms above do not read, written another way ("2024-02-02" without its parentheses,
+# other hyphens, "2/2/2024", "February 2, 2024"). Left in a ruling's text, it would make the ruling a
+# new one, undated, beside the API's copy: the page's layout has changed.
+_HYPHENS = "-\u2010\u2011\u2012\u2013\u2212"
+_UNREAD_DATE = re.compile(rf"\b\d{{4}}[{_HYPHENS}/]\d{{1,2}}[{_HYPHENS}/]\d{{1,2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{4}}\b")
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_MONTH_DATE = re.compile(rf"^\(?(?:{_MONTHS})\s+\d{{1,2}},\s+\d{{4}}\)?|\(?(?:{_MONTHS})\s+\d{{1,2}},\s+\d{{4}}\)?$")
+# What stands before an inline date when its label is none of _SOURCE_LABELS: a dash and a few words
+# with no sentence's end ("... solved. — WotC (2024-02-02)").
+_UNKNOWN_LABEL = re.compile(r"\s[—–]\s*[^\s.!?:;\"”’)\]][^.!?:;\"”’)\]]{0,38}$")
 # Scryfall's own note heading the list on a non-English page; it is not a ruling.
 _ENGLISH_ONLY_NOTE = "Only the English version of a Magic card receives Oracle updates and errata."
 _SYMBOLS_AT_END = re.compile(r"(?:\s*\{[^{}\s]+\})+$")  # the mana cost printed after the name
@@ -85,20 +95,24 @@ def _name_from_title(soup: BeautifulSoup, doc_id: str) -> str:
 def _rulings(heading: Tag, doc_id: str, oracle_id: str | None) -> tuple[RulingSighting, ...]:
     every = list_items(section_blocks(heading))
     inner = {id(li) for item in every for li in item.find_all("li")}  # a nested list belongs to its item
-    items = [_split(item) for item in every if id(item) not in inner]
+    items = [_split(item, doc_id) for item in every if id(item) not in inner]
     items = [(text, meta) for text, meta in items if text and not text.startswith(_ENGLISH_ONLY_NOTE)]
     if not items:
         raise ParseError(doc_id, "the rulings heading is there but no ruling can be read (layout changed?)")
     return tuple(_sighting(text, meta, position, doc_id, oracle_id) for position, (text, meta) in enumerate(items))
 
 
-def _split(item: Tag) -> tuple[str, re.Match | None]:
+def _split(item: Tag, doc_id: str) -> tuple[str, re.Match | None]:
     """An item's text and, when its last block is the label and date alone, that block's match."""
     children = [c for c in item.contents if not (isinstance(c, str) and not c.strip())]
     if len(children) > 1 and isinstance(children[-1], Tag) and is_block(children[-1]):
-        meta = _META_BLOCK.fullmatch(visible_text(children[-1]))
+        last = visible_text(children[-1])
+        meta = _META_BLOCK.fullmatch(last)
         if meta:
             return visible_text_of(children[:-1]), meta
+        if re.search(r"\(\s*\d{4}\D\d{1,2}\D\d{1,2}\s*\)", last):
+            raise ParseError(doc_id, f"a ruling's date block reads {last!r}, not \"[label] (YYYY-MM-DD)\" "
+                                     "(layout changed?)")
     return visible_text(item), None
 
 
@@ -112,6 +126,13 @@ def _sighting(item: str, meta_block: re.Match | None, position: int, doc_id: str
         published = _iso_date(meta.group("date"), doc_id)
     if not text:
         raise ParseError(doc_id, f"ruling {position} has a date but no text (layout changed?)")
+    if meta and not label and not meta_block and _UNKNOWN_LABEL.search(text):
+        raise ParseError(doc_id, f"ruling {position}'s date follows a label that is no known source: "
+                                 f"{text[-60:]!r} (layout changed?)")
+    unread = _UNREAD_DATE.search(text) or _MONTH_DATE.search(text)
+    if unread:
+        raise ParseError(doc_id, f"ruling {position} holds a date in a form not read: {unread.group()!r} "
+                                 "(layout changed?)")
     return RulingSighting(
         doc_id=doc_id, origin=ORIGIN, oracle_id=oracle_id, position=position, text_as_seen=text,
         date_as_seen=published, source=_SOURCE_LABELS.get(label.lower()) if label else None, lang="en")
