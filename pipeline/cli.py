@@ -172,7 +172,7 @@ def write_output(path: Path, text: str) -> None:
     import stat
 
     from .config import expand_home
-    from .export import sibling_stem
+    from .export import keep_access, sibling_stem
 
     path = expand_home(path)  # a value written as a folder was refused by OutPath
     for stream, err in ((sys.stdout, False), (sys.stderr, True)):
@@ -180,9 +180,10 @@ def write_output(path: Path, text: str) -> None:
             click.echo(text, nl=False, err=err, color=True)
             return
     try:
-        mode = os.stat(path).st_mode  # through any links: /dev/stdout is a link to the pipe or terminal
+        before = os.stat(path)  # through any links: /dev/stdout is a link to the pipe or terminal
     except (OSError, ValueError):  # nothing there yet (or links in a loop, refused below)
-        mode = None
+        before = None
+    mode = before.st_mode if before is not None else None
     if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         # a named pipe, /dev/null, /dev/stdout, a terminal: written into as it is, never replaced
         # by a file (a rename over /dev/null would put a file in its place)
@@ -208,8 +209,8 @@ def write_output(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(text, encoding="utf-8", newline="")
-        if mode is not None and stat.S_ISREG(mode):  # the file replaced keeps who may read it
-            os.chmod(tmp, stat.S_IMODE(mode))
+        if mode is not None and stat.S_ISREG(mode):  # the file replaced keeps who may read it, and its group
+            keep_access(tmp, before)
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):  # no temp file, or no folder to hold one
@@ -553,8 +554,9 @@ def _read_query_file(path: str) -> str:
 @pass_ctx
 def sql(ctx: Context, statement: str | None, file: str | None, params: dict[str, str], fmt: str) -> None:
     """Run SQL on a read-only connection to the warehouse and print the rows of its last statement
-    (the ones before it run first, once: a TEMP table, a SET). STATEMENT is the SQL, or - to read
-    it from stdin; --file reads it from a file. Each statement takes the --param values it names.
+    (the ones before it run first, once: a TEMP table, a SET VARIABLE; settings such as TimeZone are
+    locked). STATEMENT is the SQL, or - to read it from stdin; --file reads it from a file. Each
+    statement takes the --param values it names.
 
     \b
     Examples:

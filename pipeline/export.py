@@ -18,6 +18,7 @@ import re
 import secrets
 import shutil
 import stat
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,13 +55,13 @@ COLUMNS = {
         ("source", "text", "who issued it, as its copies show it: `wotc` (Wizards of the Coast) or `scryfall`; "
                            "`mtgwiki` for the MTG wiki's own rulings; for a page's copy that matches no dated "
                            "ruling and shows no source, the page's origin (`scryfall-page`, `listeblanche`)"),
-        ("published_at", "date", "the date the ruling carries; empty when undated"),
+        ("published_at", "date", "the date the ruling carries; null when undated (in CSV an empty field)"),
         ("text", "text", "the best copy of the ruling's text (Scryfall's API first)"),
         ("card_count", "integer", "how many Oracle cards the ruling applies to"),
         ("oracle_ids", "list of text", "Scryfall Oracle ids of those cards, ordered by card name"),
         ("card_names", "list of text", "the cards' names, in the order of `oracle_ids`"),
         ("translations", "list of {lang, origin, text, machine_translated}",
-         "translated texts of the ruling (from `ruling_translation`); empty when none"),
+         "translated texts of the ruling (from `ruling_translation`); an empty list when none"),
         ("origins", "list of text", "the origins the ruling was seen on (`scryfall-api`, `mtgwiki`, …), sorted"),
         ("sightings", "integer", "how many times it was seen, over every card, page and language"),
     ],
@@ -168,6 +169,7 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
         con = _open(warehouse, wait_s)
         try:
             run = _latest_run(con)
+            views = current_views(con)
             tmp = _sibling(out, "tmp")
             made = _first_missing(out.parent)  # the folders this export makes, removed if it fails
             made_tmp = False
@@ -179,7 +181,7 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
                     hold = _hold(tmp)
             except BaseException as exc:  # an OSError, or the wait for the turn (75), or SIGTERM
                 if made_tmp:
-                    shutil.rmtree(tmp, ignore_errors=True)
+                    remove_tree(tmp)
                 _remove_empty(made)
                 if isinstance(exc, OSError):
                     raise UsageError(f"--out {out}: cannot make a folder there ({exc.strerror or exc})") from None
@@ -187,11 +189,11 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
             try:
                 rows = write_dataset(con, tmp, fmt)
                 failpoint("during_export")
-                write_datasheet(con, tmp, fmt, run, rows)
-                write_manifest(tmp, fmt, run, rows)
+                write_datasheet(con, tmp, fmt, run, views, rows)
+                write_manifest(tmp, fmt, run, views, rows)
                 _sync_to_disk(tmp)
             except BaseException as exc:
-                shutil.rmtree(tmp, ignore_errors=True)
+                remove_tree(tmp)
                 _remove_empty(made)
                 refused = _write_refused(exc, tmp, out)
                 if refused is not None:
@@ -204,7 +206,7 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
                 check_target(out)  # again: files put there while this export wrote are not swept away
                 swap_into_place(tmp, out)
         except BaseException as exc:
-            shutil.rmtree(tmp, ignore_errors=True)  # not renamed: a rename failed, or the wait for the turn
+            remove_tree(tmp)  # not renamed: a rename failed, or the wait for the turn
             refused = _write_refused(exc, tmp, out)
             if refused is not None:
                 raise refused from exc
@@ -345,6 +347,35 @@ def sibling_stem(name: str) -> str:
     return "~" + hashlib.sha256(os.fsencode(name)).hexdigest()[:32]
 
 
+def keep_access(new: Path, before: os.stat_result) -> None:
+    """Give ``new``, about to replace a file or folder whose stat was ``before``, its permissions
+    and its group (a shared, group-writable folder stays writable by the group). The group is kept
+    where the user may give it (a group the user is in), the mode always."""
+    with contextlib.suppress(OSError):
+        if before.st_gid != os.stat(new).st_gid:
+            os.chown(new, -1, before.st_gid)
+    with contextlib.suppress(OSError):
+        os.chmod(new, stat.S_IMODE(before.st_mode))
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a folder this process or an earlier export wrote, whatever it was made read-only
+    (`chmod 555` on a published export): its folders are made writable on the way."""
+    def writable_again(func, failed, _exc_info):
+        for folder in {os.path.dirname(failed), failed}:
+            with contextlib.suppress(OSError):
+                if os.path.isdir(folder) and not os.path.islink(folder):
+                    os.chmod(folder, stat.S_IMODE(os.lstat(folder).st_mode) | stat.S_IRWXU)
+        with contextlib.suppress(OSError):
+            func(failed)
+
+    with contextlib.suppress(OSError):
+        if sys.version_info >= (3, 12):
+            shutil.rmtree(path, onexc=writable_again)
+        else:
+            shutil.rmtree(path, onerror=writable_again)
+
+
 def _sibling(out: Path, kind: str) -> Path:
     """A hidden folder beside ``out`` ("tmp": being written; "old": the export it replaces),
     named with this process's pid so that a later export can tell one left by a killed export."""
@@ -377,7 +408,7 @@ def clear_leftovers(out: Path) -> list[Path]:
         if match.group(2) == "old" and not out.exists() and is_export(path):
             os.rename(path, out)
         else:
-            shutil.rmtree(path, ignore_errors=True)
+            remove_tree(path)
         found.append(path)
     return found
 
@@ -388,6 +419,13 @@ def _latest_run(con) -> dict:
     if not rows:
         raise UsageError("the warehouse holds no sync run yet: run `casefile sync` first")
     return dict(zip(columns, rows[0]))
+
+
+def current_views(con) -> list[dict]:
+    """For each sync query and source, the newest run loaded that fetched it: what the rows come from."""
+    columns, rows = query(con, read_sql("export/views.sql"))
+    return [{k: _iso(v) if k.endswith("_at") and v is not None else v for k, v in zip(columns, row)}
+            for row in rows]
 
 
 def write_dataset(con, folder: Path, fmt: str) -> dict[str, int]:
@@ -402,7 +440,7 @@ def write_dataset(con, folder: Path, fmt: str) -> dict[str, int]:
     return rows
 
 
-def write_datasheet(con, folder: Path, fmt: str, run: dict, rows: dict[str, int]) -> None:
+def write_datasheet(con, folder: Path, fmt: str, run: dict, views: list[dict], rows: dict[str, int]) -> None:
     counts = con.execute(read_sql("export/table_counts.sql")).fetchall()
     queries = sorted(row[0] or "" for row in con.execute(read_sql("reports/scope.sql")).fetchall())
     lines = ["# Rulings dataset", "",
@@ -411,10 +449,15 @@ def write_datasheet(con, folder: Path, fmt: str, run: dict, rows: dict[str, int]
              "| file | rows | one row per |", "| --- | --- | --- |"]
     lines += [f"| `{stem}.{fmt}` | {rows[stem]} | {ROW_MEANING[stem]} |" for stem in FILES]
     lines += ["", "## Where it comes from", "",
-              f"The warehouse as loaded by sync run `{run['run_id']}` (the latest): mode {run['mode']}, "
+              f"The warehouse as it stood after sync run `{run['run_id']}` (the latest loaded): mode {run['mode']}, "
               f"sources {_code(run['sources'] or '')}, started {_iso(run['started_at'])}, finished {_iso(run['finished_at'])}.",
               "",
               "Scryfall queries synced into the warehouse: " + ", ".join(_code(q) for q in queries) + ".", "",
+              "Its rows come from, for each query and source, the newest sync run that fetched it:", "",
+              "| query | source | sync run | mode | finished |", "| --- | --- | --- | --- | --- |"]
+    lines += [f"| {_code(view['query'] or '')} | `{view['source']}` | `{view['run_id']}` | {view['mode']} | "
+              f"{view['finished_at'] or ''} |" for view in views]
+    lines += ["",
               "Rows of the warehouse tables it was made from:", "",
               "| table | rows |", "| --- | --- |"]
     lines += [f"| `{table}` | {n} |" for table, n in counts]
@@ -430,7 +473,9 @@ def write_datasheet(con, folder: Path, fmt: str, run: dict, rows: dict[str, int]
         lines.append("- CSV has no lists: `oracle_ids`, `card_names`, `translations` and `origins` hold JSON "
                      "arrays as text; an empty list is `[]`.")
         lines.append('- In CSV an empty field is NULL (the `published_at` of an undated ruling) and `""` an empty '
-                     "text, as DuckDB's `COPY` writes them.")
+                     "text, as DuckDB's `COPY` writes them. DuckDB's `read_csv` keeps the two apart when given "
+                     "`allow_quoted_nulls = false` (by default it reads `\"\"` as NULL too); pandas and Python's "
+                     "`csv` module read both as empty. The jsonl and parquet exports keep them apart.")
     lines += ["- `manifest.json` lists every file with its rows, bytes and sha256.",
               "", "## Sources and attribution", ""]
     origins = con.execute(read_sql("export/origins.sql")).fetchall()
@@ -462,14 +507,15 @@ def _iso(value) -> str:
     return value.isoformat() if hasattr(value, "isoformat") else str(value)
 
 
-def write_manifest(folder: Path, fmt: str, run: dict, rows: dict[str, int]) -> None:
+def write_manifest(folder: Path, fmt: str, run: dict, views: list[dict], rows: dict[str, int]) -> None:
     files = []
     for name, count in [(f"{stem}.{fmt}", rows[stem]) for stem in FILES] + [("datasheet.md", None)]:
         with open(folder / name, "rb") as fh:  # streamed: the dataset files grow with the warehouse
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
         files.append({"name": name, "rows": count, "bytes": (folder / name).stat().st_size, "sha256": digest})
     manifest = {"generator": GENERATOR, "casefile_version": __version__, "dataset": "rulings", "format": fmt,
-                "sync_run": {k: _iso(v) if v is not None else None for k, v in run.items()}, "files": files}
+                "sync_run": {k: _iso(v) if v is not None else None for k, v in run.items()}, "views": views,
+                "files": files}
     (folder / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n",
                                           encoding="utf-8")
 
@@ -481,15 +527,15 @@ def swap_into_place(tmp: Path, out: Path) -> None:
         _tidy_after_swap(out, None)
         return
     old = _sibling(out, "old")
-    with contextlib.suppress(OSError):  # the folder replaced keeps who may read it
-        os.chmod(tmp, stat.S_IMODE(os.stat(out).st_mode))
+    with contextlib.suppress(OSError):  # the folder replaced keeps who may read it, and its group
+        keep_access(tmp, os.stat(out))
     os.rename(out, old)
     try:  # whatever stops it here (SIGTERM, Ctrl-C, a failed rename) puts the previous export back
         failpoint("export_swap")  # the previous export aside, the new one not yet in place
         os.rename(tmp, out)
     except BaseException:
         os.rename(old, out)
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)
         raise
     _tidy_after_swap(out, old)
 
@@ -502,4 +548,4 @@ def _tidy_after_swap(out: Path, old: Path | None) -> None:
         failpoint("export_tidy")
         fsync_dir(out.parent)
         if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+            remove_tree(old)

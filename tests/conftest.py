@@ -67,6 +67,17 @@ def copy_sample(dest: Path) -> Path:
     return dest
 
 
+def other_group() -> int:
+    """A group id this process may give its files other than its own: any group for root (the
+    tests run as root), else one of its supplementary groups."""
+    if os.geteuid() == 0:
+        return 1 if os.getegid() != 1 else 2
+    others = [gid for gid in os.getgroups() if gid != os.getegid()]
+    if not others:
+        pytest.skip("no group to give a file but the process's own (not root, no supplementary group)")
+    return others[0]
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true",
                      help="Rewrite the golden files under tests/golden/ from the current output.")

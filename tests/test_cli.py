@@ -1087,6 +1087,18 @@ def test_a_report_out_that_replaces_a_file_keeps_its_permissions(synced, capsys,
     assert stat.S_IMODE(out.stat().st_mode) == 0o600 and out.read_text() != "the report before\n"
 
 
+def test_a_report_out_that_replaces_a_file_keeps_its_group(synced, capsys, tmp_path):
+    """A report shared with a group: the file written in its place had the writer's group."""
+    from conftest import other_group
+
+    out = tmp_path / "report.csv"
+    out.write_text("the report before\n")
+    group = other_group()
+    os.chown(out, -1, group)
+    assert main(["--data-dir", str(synced), "report", "colors", "--format", "csv", "--out", str(out)]) == 0
+    assert out.stat().st_gid == group and out.read_text() != "the report before\n"
+
+
 def test_an_empty_report_query_is_a_usage_error_that_says_so(synced, capsys):
     """An unset shell variable: before, the report said the warehouse holds no cards of the query ''."""
     assert main(["--data-dir", str(synced), "report", "colors", "--query", " "]) == 2

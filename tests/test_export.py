@@ -134,7 +134,29 @@ def test_the_run_named_is_the_latest_sync_not_a_later_rules_ingest(sample_data_d
     manifest = json.loads((out / "manifest.json").read_text("utf-8"))
     assert result.run_id == synced
     assert manifest["sync_run"]["run_id"] == synced and manifest["sync_run"]["mode"] == "offline"
-    assert f"sync run `{synced}` (the latest): mode offline" in (out / "datasheet.md").read_text("utf-8")
+    assert f"sync run `{synced}` (the latest loaded): mode offline" in (out / "datasheet.md").read_text("utf-8")
+
+
+def test_the_manifest_names_the_run_each_source_s_rows_come_from(sample_warehouse, tmp_path):
+    """A sync of the API alone after a sync of every source: the wiki's, listeblanche.fr's and
+    scryfall.com's rulings stay from the first run. The manifest named only the second run, whose
+    sources were `api`, beside rulings from the wiki."""
+    data = tmp_path / "data"
+    shutil.copytree(sample_warehouse, data)
+    first = scalar(data, "SELECT max(run_id) FROM sync_run")
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline", "--sources", "api"]) == 0
+    second = scalar(data, "SELECT max(run_id) FROM sync_run")
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(data), out, "jsonl")
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    assert manifest["sync_run"]["run_id"] == second and manifest["sync_run"]["sources"] == "api"
+    assert [(v["query"], v["source"], v["run_id"]) for v in manifest["views"]] == [
+        ('type:"Case"', "api", second), ('type:"Case"', "listeblanche", first),
+        ('type:"Case"', "scryfall-page", first), ('type:"Case"', "wiki", first)]
+    assert all(v["started_at"].endswith("Z") and v["finished_at"].endswith("Z") for v in manifest["views"])
+    sheet = (out / "datasheet.md").read_text("utf-8")
+    assert f"| `type:\"Case\"` | `wiki` | `{first}` | offline |" in sheet
+    assert f"| `type:\"Case\"` | `api` | `{second}` | offline |" in sheet
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
@@ -640,6 +662,58 @@ def test_a_replaced_export_keeps_its_folder_s_permissions(sample_data_dir, tmp_p
     out.chmod(0o700)
     export_rulings(warehouse_of(sample_data_dir), out, "jsonl")
     assert stat.S_IMODE(out.stat().st_mode) == 0o700
+
+
+def test_a_replaced_export_keeps_its_folder_s_group(sample_data_dir, tmp_path):
+    """A folder shared with a group (`chgrp publishers; chmod 2775`): the export put in its place
+    had the exporter's group, and the group lost its write access."""
+    import os
+
+    from conftest import other_group
+
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    group = other_group()
+    os.chown(out, -1, group)
+    out.chmod(0o2775)
+    export_rulings(warehouse_of(sample_data_dir), out, "jsonl")
+    assert out.stat().st_gid == group and oct(out.stat().st_mode & 0o7777) == oct(0o2775)
+
+
+def _as_a_user_not_root(monkeypatch):
+    """os.unlink and os.rmdir refused in a folder without write permission, as for any user but
+    root (the tests run as root, whom a chmod does not stop)."""
+    import errno
+    import os
+    import stat
+
+    def guarded(real):
+        def call(path, *, dir_fd=None):
+            parent = os.fstat(dir_fd) if dir_fd is not None else os.stat(os.path.dirname(os.fspath(path)) or ".")
+            if not parent.st_mode & stat.S_IWUSR:
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+            return real(path, dir_fd=dir_fd)
+        return call
+
+    monkeypatch.setattr(os, "unlink", guarded(os.unlink))
+    monkeypatch.setattr(os, "rmdir", guarded(os.rmdir))
+
+
+def test_a_read_only_export_replaced_leaves_no_copy_of_itself_behind(sample_data_dir, tmp_path, monkeypatch):
+    """`chmod -R a-w` on a published export: each export after it left the one before beside it,
+    hidden (`.export.<pid>-<hex>.old`), and exited 0; the next export's tidying failed alike."""
+    import os
+    import stat
+
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    for path in [*out.iterdir(), out]:
+        path.chmod(stat.S_IMODE(path.stat().st_mode) & ~0o222)
+    _as_a_user_not_root(monkeypatch)
+    export_rulings(warehouse_of(sample_data_dir), out, "jsonl")
+    assert [p.name for p in tmp_path.iterdir()] == ["export"]
+    assert stat.S_IMODE(out.stat().st_mode) & 0o222 == 0  # the new export keeps the folder's permissions
+    assert sorted(os.listdir(out)) == ["card_rulings.jsonl", "datasheet.md", "manifest.json", "rulings.jsonl"]
 
 
 def test_a_folder_that_cannot_be_listed_is_a_usage_error_not_a_traceback(sample_data_dir, tmp_path, monkeypatch,
