@@ -87,7 +87,8 @@ CREATE TABLE IF NOT EXISTS ruling (
 CREATE TABLE IF NOT EXISTS card_ruling (
     oracle_id     VARCHAR NOT NULL,
     ruling_id     VARCHAR NOT NULL,
-    position      INTEGER NOT NULL    -- order on the card's rulings list (Scryfall's order when known)
+    position      INTEGER NOT NULL    -- order on the card's rulings list (Scryfall's order when known);
+                                      -- may tie with a ruling only a page shows: order by (position, ruling_id)
 );
 
 -- Derived by every load from card_ruling and card (sql/load/ruling_card_names.sql), for the cards
