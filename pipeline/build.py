@@ -447,7 +447,8 @@ def _reconcile_with_pages(con, sightings: list[RulingSighting]):
                                            "(SELECT unnest($ids::VARCHAR[]))", {"ids": ids}).fetchall()}
     pages = [s for s in sightings if s.oracle_id is None or s.oracle_id in known]
     bare = sorted({symbol_free_key(s.text_as_seen) for s in pages if s.lang == "en"})
-    run_script(con, read_sql("normalize/pull_page_classes.sql"), {"bare": bare})
+    cards = sorted({s.oracle_id for s in pages if s.oracle_id is not None})
+    run_script(con, read_sql("normalize/pull_page_classes.sql"), {"bare": bare, "cards": cards})
     pulled = [RulingSighting(doc_id=doc_id, origin=origin, oracle_id=oracle_id, position=position, text_as_seen=text,
                              date_as_seen=date, source=source, lang=lang, place=place)
               for doc_id, origin, oracle_id, position, text, date, source, lang, place in con.execute(

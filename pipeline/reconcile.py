@@ -28,6 +28,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from .changes import REWORD_MIN_RATIO, similarity
 from .normalize.text import canonical_text, has_symbols, match_key, symbol_free_key, typographic_score
 from .records import CardRuling, Ruling, RulingSighting, SightingRow, Translation
 
@@ -39,6 +40,8 @@ MACHINE_TRANSLATED_ORIGINS = frozenset({"listeblanche"})
 SYMBOLS_LOST = "symbols_lost"
 AMBIGUOUS = "ambiguous_match"
 UNDATED_MATCH = "matched_without_date"
+OTHER_WORDING = "other_wording"
+API_ORIGIN = "scryfall-api"
 
 
 @dataclass
@@ -90,7 +93,8 @@ def _best_copy(group: _Group) -> str:
     def rank(item):
         s, flags = item
         text = canonical_text(s.text_as_seen)
-        return (SYMBOLS_LOST in flags, ORIGIN_RANK.get(s.origin, 9), -typographic_score(text), text)
+        return (SYMBOLS_LOST in flags or OTHER_WORDING in flags, ORIGIN_RANK.get(s.origin, 9),
+                -typographic_score(text), text)
 
     return canonical_text(min(english, key=rank)[0].text_as_seen)
 
@@ -110,6 +114,8 @@ def reconcile(sightings: Iterable[RulingSighting]) -> Reconciled:
         else:
             loose.append(s)
     _fold_symbol_less_anchors(groups)
+    wordings = _ApiWordings(groups, english)
+    aliases = _fold_other_wordings(groups, wordings)
 
     # 2. attach loose sightings to anchors
     by_key: dict[str, list[_Group]] = defaultdict(list)
@@ -118,6 +124,8 @@ def reconcile(sightings: Iterable[RulingSighting]) -> Reconciled:
         by_key[group.key].append(group)
         if group.has_symbols:
             by_bare_key[symbol_free_key(group.key)].append(group)
+    for key, homes in aliases.items():  # the other wording's loose copies follow its anchors
+        by_key[key].extend(homes)
     # the cards of each anchored ruling, before any loose copy joins: a loose copy's choice never
     # depends on the copies handled before it
     cards = {id(group): {m.oracle_id for m, _ in group.members} for group in groups.values()}
@@ -147,12 +155,15 @@ def reconcile(sightings: Iterable[RulingSighting]) -> Reconciled:
             target = max(candidates, key=lambda g: (g.published_at or "", g.source))
             if not s.date_as_seen:
                 flags += (UNDATED_MATCH,)
+            if any(home is target for home in aliases.get(match_key(s.text_as_seen), ())):
+                flags += (OTHER_WORDING,)
             target.members.append((s, flags))
             continue
-        # 3. a ruling of its own
+        # 3. a ruling of its own, unless it is another wording of one the API shows for its card
         source = s.source or ("mtgwiki" if s.origin == "mtgwiki" else s.origin)
         ident = (source, s.date_as_seen, match_key(s.text_as_seen))
         orphans.setdefault(ident, _Group(*ident)).members.append((s, ()))
+    _fold_other_wording_orphans(orphans, wordings)
 
     result = Reconciled()
     english_ruling: dict[tuple, str] = {}  # (doc, oracle, position) -> ruling_id
@@ -212,6 +223,78 @@ def _fold_symbol_less_anchors(groups: dict[tuple, _Group]) -> None:
             _place_by_card(group, [groups[t] for t in targets])
             if not group.members:
                 del groups[ident]
+
+
+class _ApiWordings:
+    """The API's rulings of each card, as anchored in step 1, and the wordings each page shows for
+    each card (symbol-free keys), for finding the ruling a page copy words otherwise."""
+
+    def __init__(self, groups: dict[tuple, _Group], english: list[RulingSighting]):
+        self.by_card: dict[str, list[_Group]] = defaultdict(list)
+        for ident in sorted(groups):
+            group = groups[ident]
+            for card in sorted({s.oracle_id for s, _ in group.members
+                                if s.origin == API_ORIGIN and s.oracle_id is not None}):
+                self.by_card[card].append(group)
+        self.bare = {id(group): symbol_free_key(group.key) for group in groups.values()}
+        self.shown: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for s in english:
+            if s.oracle_id is not None:
+                self.shown[(s.doc_id, s.oracle_id)].add(symbol_free_key(s.text_as_seen))
+
+    def home(self, s: RulingSighting, key: str, source: str | None, published_at: str | None) -> _Group | None:
+        """The one API ruling of ``s``'s card that ``s`` (a page's copy, of match key ``key``) is
+        another wording of: the same source and date where ``s`` shows them, a text as alike as a
+        re-wording (``changes.REWORD_MIN_RATIO``), and a wording ``s``'s page does not show for
+        that card. None when there is no such ruling or more than one."""
+        if s.origin == API_ORIGIN or s.oracle_id is None:
+            return None
+        shown = self.shown.get((s.doc_id, s.oracle_id), set())
+        found = [group for group in self.by_card.get(s.oracle_id, ())
+                 if self.bare[id(group)] not in shown
+                 and (published_at is None or group.published_at == published_at)
+                 and (source is None or group.source == source)
+                 and similarity(key, group.key) >= REWORD_MIN_RATIO]
+        return found[0] if len(found) == 1 else None
+
+
+def _fold_other_wordings(groups: dict[tuple, _Group], wordings: _ApiWordings) -> dict[str, list[_Group]]:
+    """A ruling that only pages show, anchored by their dates and sources, whose every copy is
+    another wording of one and the same ruling the API shows for the copy's card, joins that ruling
+    (flag ``other_wording``): a page that has not caught up with a re-wording (or is ahead of
+    it). Returns each folded wording's key with the rulings it joined, for its loose copies."""
+    aliases: dict[str, list[_Group]] = defaultdict(list)
+    for ident in sorted(groups):
+        group = groups[ident]
+        home = _one_home(group, wordings, lambda s: (group.source, group.published_at))
+        if home is None:
+            continue
+        home.members.extend((s, flags + (OTHER_WORDING,)) for s, flags in group.members)
+        del groups[ident]
+        aliases[group.key].append(home)
+    return aliases
+
+
+def _fold_other_wording_orphans(orphans: dict[tuple, _Group], wordings: _ApiWordings) -> None:
+    """The same for copies that would be a ruling of their own: a card page's list item (dated or
+    not, with no source) in a wording the API no longer shows for the card."""
+    for ident in sorted(orphans):
+        group = orphans[ident]
+        home = _one_home(group, wordings, lambda s: (s.source, s.date_as_seen))
+        if home is None:
+            continue
+        home.members.extend((s, flags + (OTHER_WORDING,) + (() if s.date_as_seen else (UNDATED_MATCH,)))
+                            for s, flags in group.members)
+        del orphans[ident]
+
+
+def _one_home(group: _Group, wordings: _ApiWordings, shows) -> _Group | None:
+    if any(s.origin == API_ORIGIN for s, _ in group.members):
+        return None
+    homes = [wordings.home(s, group.key, *shows(s)) for s, _ in group.members]
+    if not homes or any(home is None for home in homes) or len({id(home) for home in homes}) != 1:
+        return None
+    return homes[0]
 
 
 def _place_by_card(group: _Group, targets: list[_Group]) -> None:

@@ -69,6 +69,30 @@ def test_sample_with_its_page_sources_gives_identical_tables(tmp_path):
     assert origins == {"mtgwiki", "listeblanche", "scryfall-page"}
 
 
+def test_pages_behind_a_re_wording_on_the_api_give_identical_tables(tmp_path):
+    """CONSTRUCTED: the sample with one ruling of Case of the Shifting Visage re-worded in its API
+    rulings list, its pages and the wiki as recorded: the pages' copies join the API's ruling on
+    both paths (the SQL path hands the API's rulings of the pages' cards to the reconciliation)."""
+    from support.runs import EditableRun
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    run = EditableRun(raw / "20260101T000000.000000Z", sources=["api", "wiki", "listeblanche", "scryfall-page"])
+    run.edit_rulings("Case of the Shifting Visage", lambda rulings: [
+        r.update(comment=r["comment"].replace("won’t cause", "doesn’t cause")) for r in rulings])
+    meta = raw / "20260101T000000.000000Z" / "run.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "run_id": "20260101T000000.000000Z",
+                                "mode": "offline"}))
+    store = RawStore(raw)
+    py, sql = both(tmp_path, store, store.complete_runs())
+    assert py == sql
+    assert len(sql["ruling"]) == 45
+    reworded = [row for row in sql["ruling_sighting"] if "other_wording" in row]
+    assert len(reworded) == 2 and all("won’t cause" in row for row in reworded)
+    assert {origin for origin in ("listeblanche", "scryfall-page") for row in reworded if f"'{origin}'" in row} == {
+        "listeblanche", "scryfall-page"}
+
+
 def test_a_wiki_page_two_queries_fetched_is_each_querys_on_both_paths(tmp_path):
     """The sample (type:"Case", with its page sources) and a copy of it CONSTRUCTED as a run of
     t:case (support.runs.recorded_as: query and search URLs rewritten, every page byte-identical):

@@ -7,7 +7,7 @@ from collections import Counter
 from hypothesis import given, settings, strategies as st
 
 from pipeline.normalize.text import match_key
-from pipeline.reconcile import SYMBOLS_LOST, reconcile, ruling_id_for
+from pipeline.reconcile import OTHER_WORDING, SYMBOLS_LOST, reconcile, ruling_id_for
 from pipeline.records import RulingSighting
 
 from conftest import FIXTURES
@@ -296,9 +296,89 @@ def test_a_dated_copy_of_a_quoted_lone_symbol_folds_into_the_ruling_that_has_it(
     assert SYMBOLS_LOST in row.flags
 
 
-def test_a_copy_that_lost_a_quoted_symbol_and_differs_by_other_words_is_another_ruling():
+def test_a_copy_that_lost_a_quoted_symbol_and_differs_by_other_words_is_the_card_s_ruling_in_another_wording():
+    """The card's page shows these words where the API shows its ruling with the symbol: the page
+    words it otherwise (flag other_wording, not symbols_lost); the API's text is the one kept."""
     other = QUOTED_PAGE.replace("in its cost", "in its effect")
     for copy in (_page("a", other), _page("a", other, origin="listeblanche", date="2024-02-02", source="wotc")):
         out = reconcile([_api("a", QUOTED), copy])
+        assert [r.text for r in out.rulings] == [QUOTED]
+        [row] = [s for s in out.sightings if s.origin != "scryfall-api"]
+        assert OTHER_WORDING in row.flags and SYMBOLS_LOST not in row.flags and row.text_as_seen == other
+
+
+def test_a_copy_in_other_words_is_another_ruling_where_its_page_shows_the_api_s_too():
+    other = QUOTED_PAGE.replace("in its cost", "in its effect")
+    for origin, date, source in (("scryfall-page", None, None), ("listeblanche", "2024-02-02", "wotc")):
+        both = [_page("a", QUOTED_PAGE, origin=origin, date=date, source=source),
+                RulingSighting(doc_id=f"{origin}-a", origin=origin, oracle_id="a", position=1, text_as_seen=other,
+                               date_as_seen=date, source=source)]
+        out = reconcile([_api("a", QUOTED), *both])
         assert sorted(r.text for r in out.rulings) == sorted([QUOTED, other])
-        assert not any(SYMBOLS_LOST in s.flags for s in out.sightings)
+        assert not any(OTHER_WORDING in s.flags for s in out.sightings)
+
+
+# A ruling re-worded on the API while the pages still show the wording before (the sites copy
+# Scryfall's rulings some time after it). Constructed from the reference: the API's copies of
+# "Cases don't lose …" on every card re-worded, the pages' and the wiki's left as they were.
+OLD_WORDING = "Cases don’t lose their other abilities when they become solved."
+NEW_WORDING = "Cases don’t lose any of their other abilities when they become solved."
+
+
+def canonical(text):
+    return text.replace("'", "\u2019")
+
+
+def _reworded_day() -> list[RulingSighting]:
+    api = [RulingSighting(s.doc_id, s.origin, s.oracle_id, s.position,
+                          NEW_WORDING if canonical(s.text_as_seen) == OLD_WORDING else s.text_as_seen,
+                          s.date_as_seen, s.source) for s in api_sightings()]
+    pages = []
+    for s in api_sightings():  # each card's listeblanche.fr page: its rulings as they were, dated and sourced
+        pages.append(RulingSighting(f"listeblanche-{s.oracle_id}", "listeblanche", s.oracle_id, s.position,
+                                    s.text_as_seen, s.date_as_seen, "wotc"))
+    return api + pages + wiki_sightings() + scryfall_page_sightings()
+
+
+def test_pages_behind_a_re_wording_on_the_api_give_one_ruling_not_two():
+    out = reconcile(_reworded_day())
+    texts = [r.text for r in out.rulings]
+    assert NEW_WORDING in texts and OLD_WORDING not in texts
+    new_id = next(r.ruling_id for r in out.rulings if r.text == NEW_WORDING)
+    copies = [s for s in out.sightings if s.ruling_id == new_id]
+    assert Counter(s.origin for s in copies) == Counter({"scryfall-api": 13, "listeblanche": 13, "scryfall-page": 1,
+                                                         "mtgwiki": 1})
+    assert all((OTHER_WORDING in s.flags) == (s.origin != "scryfall-api") for s in copies)
+    assert {canonical(s.text_as_seen) for s in copies if s.origin != "scryfall-api"} == {OLD_WORDING}
+    # every other ruling as on a day without the re-wording
+    plain = reconcile(api_sightings() + [RulingSighting(f"listeblanche-{s.oracle_id}", "listeblanche", s.oracle_id,
+                                                        s.position, s.text_as_seen, s.date_as_seen, "wotc")
+                                         for s in api_sightings()] + wiki_sightings() + scryfall_page_sightings())
+    assert len(out.rulings) == len(plain.rulings)
+    assert sorted(out.card_rulings, key=repr) != sorted(plain.card_rulings, key=repr)
+    assert len(out.card_rulings) == len(plain.card_rulings)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_other_wordings_fold_alike_in_any_order(seed):
+    items = _reworded_day()
+    random.Random(seed).shuffle(items)
+    assert _as_rows(reconcile(items)) == _as_rows(reconcile(_reworded_day()))
+
+
+def test_another_wording_folds_only_with_its_card_s_date_source_and_one_alike_ruling():
+    before, after = "Its first ability counts tokens you control.", "Its first ability counts the tokens you control."
+    page = dict(origin="listeblanche", date="2024-02-02", source="wotc")
+    # folded: same card, date and source, alike, the page shows no copy of the API's words
+    assert len(reconcile([_api("a", after), _page("a", before, **page)]).rulings) == 1
+    # another date, another source, another card: two rulings
+    assert len(reconcile([_api("a", after, date="2024-03-01"), _page("a", before, **page)]).rulings) == 2
+    assert len(reconcile([_api("a", after), _page("a", before, origin="listeblanche", date="2024-02-02",
+                                                   source="scryfall")]).rulings) == 2
+    assert len(reconcile([_api("b", after), _page("a", before, **page)]).rulings) == 2
+    # words not alike enough to be a re-wording: two rulings
+    assert len(reconcile([_api("a", "Tokens you control are not Clues."), _page("a", before, **page)]).rulings) == 2
+    # two of the card's API rulings alike: no guess
+    twin = "Its first ability counts the tokens you controlled."
+    assert len(reconcile([_api("a", after), _api("a", twin, doc="api-a2"), _page("a", before, **page)]).rulings) == 3

@@ -406,6 +406,31 @@ def test_a_cards_rulings_are_numbered_one_to_n_when_a_page_shows_one_the_api_doe
     assert "Rulings (15):" in out and re.findall(r"^ ?(\d+)\. ", out, re.M) == [str(n) for n in range(1, 16)]
 
 
+def test_a_ruling_re_worded_on_the_api_before_the_pages_is_one_ruling_re_worded(data_dir, tmp_path, capsys):
+    """Constructed: the sample synced, then a copy of it whose API rulings list of Case of the
+    Shifting Visage words one ruling otherwise ("won’t cause" → "doesn’t cause"), its pages as
+    recorded (the sites copy Scryfall's rulings later). Before, the old wording stayed a ruling of
+    its own, from the pages: the card had 17 rulings, and `changes` listed a ruling added."""
+    from support.runs import EditableRun
+
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    run = EditableRun(tmp_path / "reworded")
+    run.edit_rulings(VISAGE, lambda rulings: [r.update(comment=r["comment"].replace("won’t cause", "doesn’t cause"))
+                                              for r in rulings])
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "changes", "--format", "json"]) == 0
+    events = json.loads(capsys.readouterr().out)
+    assert [(e["kind"], e["card"]) for e in events] == [("ruling_reworded", VISAGE)]
+    assert "won’t cause" in events[0]["before"] and "doesn’t cause" in events[0]["after"]
+    assert rows(data_dir, "SELECT count(*) FROM ruling") == [(45,)]
+    assert rows(data_dir, "SELECT origin, flags FROM ruling_sighting WHERE ruling_id = ? ORDER BY origin",
+                [events[0]["id"]]) == [("listeblanche", ["other_wording"]), ("scryfall-api", []),
+                                       ("scryfall-page", ["other_wording"])]
+    assert main(["--data-dir", str(data_dir), "card", VISAGE]) == 0
+    assert "Rulings (16):" in capsys.readouterr().out
+
+
 def test_a_printing_in_other_languages_only_is_listed_among_the_printings(data_dir, tmp_path, capsys):
     """Constructed: a copy of the sample without the English printing of Case of the Shifting
     Visage (MKC 19), whose German, French, Italian and Japanese printings stay, as a printing

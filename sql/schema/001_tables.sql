@@ -120,7 +120,7 @@ CREATE TABLE IF NOT EXISTS ruling_sighting (
     text_as_seen  VARCHAR USING COMPRESSION zstd NOT NULL,
     date_as_seen  DATE,
     source_as_seen VARCHAR,
-    flags         VARCHAR[]           -- symbols_lost, matched_without_date, ambiguous_match
+    flags         VARCHAR[]           -- symbols_lost, matched_without_date, ambiguous_match, other_wording
 );
 
 CREATE TABLE IF NOT EXISTS ruling_translation (
