@@ -10,10 +10,14 @@ import importlib.util
 from functools import lru_cache
 from pathlib import Path
 
+from .errors import ConfigError
+
 _ROOT = Path(__file__).resolve().parent.parent
 
 
-def _locate(checkout_dir: str, package: str) -> Path:
+def _locate(checkout_dir: str, package: str, missing: str) -> Path:
+    """The folder, in the checkout or the installed package; ConfigError (78) saying ``missing``
+    when the installation lacks it (a checkout without it, a package installed without its data)."""
     here = _ROOT / checkout_dir
     if here.is_dir():
         return here
@@ -24,16 +28,19 @@ def _locate(checkout_dir: str, package: str) -> Path:
     # the folders are namespace packages (no __init__.py): their one search location is the folder
     locations = list(spec.submodule_search_locations or []) if spec is not None else []
     if not locations:
-        raise FileNotFoundError(f"cannot find casefile's {checkout_dir}/ (package {package})")
+        raise ConfigError(f"this installation of casefile lacks its {checkout_dir}/ (looked in {_ROOT} and for "
+                          f"the package {package}): {missing}")
     return Path(locations[0])
 
 
 def sql_dir() -> Path:
-    return _locate("sql", "pipeline._sql")
+    return _locate("sql", "pipeline._sql", "reinstall casefile, or restore the folder in the checkout")
 
 
 def sample_dir() -> Path:
-    return _locate("data/raw/sample", "pipeline._sample")
+    return _locate("data/raw/sample", "pipeline._sample",
+                   "restore it (`git checkout -- data/raw/sample`) or reinstall casefile, or give --offline "
+                   "a recorded run folder")
 
 
 @lru_cache(maxsize=None)

@@ -17,8 +17,19 @@ def test_an_installed_namespace_folder_is_found_by_its_package_name(tmp_path, mo
     (folder / "schema" / "x.sql").write_text("SELECT 1;")
     monkeypatch.syspath_prepend(str(tmp_path))
     sys.modules.pop("casefile_probe_sql", None)
-    found = resources._locate("no-such-checkout-folder", "casefile_probe_sql")
+    found = resources._locate("no-such-checkout-folder", "casefile_probe_sql", "reinstall")
     assert found == folder and (found / "schema" / "x.sql").is_file()
+
+
+def test_a_checkout_without_its_sample_is_a_configuration_error_not_a_bug(tmp_path, monkeypatch, capsys):
+    """A clone whose data/raw/sample/ was deleted: `sync --offline` ended in a traceback (exit 1)."""
+    from pipeline.cli import main
+
+    monkeypatch.setattr(resources, "_ROOT", tmp_path / "checkout")
+    assert main(["--data-dir", str(tmp_path / "data"), "sync", "--offline"]) == 78
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: this installation of casefile lacks its data/raw/sample/")
+    assert "git checkout -- data/raw/sample" in err and "Traceback" not in err
 
 
 def test_every_sql_folder_is_shipped_in_the_package():
