@@ -26,7 +26,7 @@ from .lock import holder_pid
 from .lost import advice, lost_runs, read_loaded
 from .rawstore import DELETING, RawStore, document_problem, new_run_id, read_manifest
 from .reader import loaded_runs, open_reader, query
-from .resources import sql_files
+from .resources import read_sql, sql_files
 
 
 @dataclass(frozen=True)
@@ -257,6 +257,10 @@ def _warehouse(settings: Settings) -> tuple[list[Finding], set[str] | None]:
         return [Finding("fail", "warehouse", str(exc), exc.exit_code)], None
     try:
         failing = 0
+        try:
+            read = _read_every_table(con)
+        except ConfigError as exc:  # a damaged block (reader.query): what the next load would meet
+            return [Finding("fail", "warehouse", str(exc), exc.exit_code)], None
         for check in sql_files("checks"):
             try:
                 _, rows = query(con, check.read_text("utf-8"))
@@ -292,9 +296,39 @@ def _warehouse(settings: Settings) -> tuple[list[Finding], set[str] | None]:
         when = "once the missing runs are restored, or by `casefile rebuild`" if lost else "the next sync loads them"
         found.append(Finding("warn", "warehouse", f"{len(pending)} complete run(s) not loaded yet "
                                                   f"({when}): {', '.join(pending[:3])}"))
+    unwritable = _unwritable(path)
+    if unwritable:
+        found.append(Finding("fail", "warehouse", f"{unwritable}: no sync, rebuild or rules ingest can load a run "
+                                                  "(make it writable again)", EXIT_CONFIG))
     if not failing:
-        found.append(Finding("ok", "warehouse", f"{len(sql_files('checks'))} checks pass"))
+        found.append(Finding("ok", "warehouse", f"{len(sql_files('checks'))} checks pass; "
+                                                f"{read} tables read whole"))
     return found, loaded
+
+
+def _read_every_table(con) -> int:
+    """Read every column of every table (a hash of each row): a block of the file damaged where
+    the checks read nothing fails here, as it fails the next load (ConfigError, 78). Returns how
+    many tables were read. Table names are the warehouse's own, from its catalog."""
+    _, tables = query(con, read_sql("read/tables.sql"))
+    for (name,) in tables:
+        quoted = '"' + name.replace('"', '""') + '"'
+        query(con, f"SELECT count(*), sum(hash(t)) FROM {quoted} AS t")
+    return len(tables)
+
+
+def _unwritable(path) -> str | None:
+    """Why a writer could not write the warehouse file or its folder (a read-only mount, the
+    permissions), or None."""
+    for target in (path.parent, path):
+        try:
+            if os.statvfs(target).f_flag & os.ST_RDONLY:
+                return f"{target} is on a read-only file system"
+        except OSError:
+            continue
+        if not os.access(target, os.W_OK):
+            return f"{target} may not be written (permissions)"
+    return None
 
 
 def _half_built(settings: Settings) -> list[Finding]:

@@ -138,8 +138,15 @@ def unopenable_warehouse(path, exc: Exception) -> ConfigError:
     """The error for a warehouse file DuckDB cannot open (not because a sync holds it), with
     what to do: the raw store holds everything the warehouse is made of."""
     first = str(exc).strip().splitlines()[0].rstrip(".!") if str(exc).strip() else exc.__class__.__name__
+    if any(words in first for words in _REFUSED):  # not damage: a rebuild could not write either
+        return ConfigError(f"cannot open the warehouse {path}: {first}. Make the file and its folder writable "
+                           "(a read-only mount, the permissions); the runs fetched meanwhile are loaded then.")
     return ConfigError(f"cannot open the warehouse {path}: {first}. "
                        "If the file is damaged, `casefile rebuild` makes it again from data/raw/.")
+
+
+# What the system says (strerror, in DuckDB's message) of a file it does not let a writer open.
+_REFUSED = ("Read-only file system", "Permission denied")
 
 
 # What DuckDB says of a warehouse file that is damaged where it reads it (on opening it, or in a

@@ -15,6 +15,7 @@ import pytest
 from pipeline.cli import main, main_group
 from pipeline.rawstore import RawStore
 
+from conftest import ROOT
 from support.warehouse_state import run_dirs, run_status
 
 
@@ -335,6 +336,45 @@ def test_doctor_fails_a_data_folder_that_does_not_exist_and_cannot_be_made(tmp_p
     assert [(f["area"], f["finding"]) for f in failing] == [
         ("config", f"the data folder {data} does not exist, and cannot be made: {parent} is not writable")]
     assert not data.exists()
+
+
+def test_doctor_fails_a_damaged_block_of_a_table_no_check_reads(synced, capsys):
+    """Bytes overwritten in the middle of the warehouse file, in a block of ruling_card_names,
+    which no check reads: every sync exits 78 on it, and doctor said "6 checks pass" with exit 0."""
+    path = synced / "warehouse" / "casefile.duckdb"
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        block_size = con.execute("SELECT block_size FROM pragma_database_size()").fetchone()[0]
+        block, offset = con.execute("SELECT block_id, block_offset FROM pragma_storage_info('ruling_card_names') "
+                                    "WHERE block_id >= 0 ORDER BY block_id, block_offset LIMIT 1").fetchone()
+    finally:
+        con.close()
+    assert not any("ruling_card_names" in check.read_text() for check in (ROOT / "sql" / "checks").rglob("*.sql"))
+    with open(path, "r+b") as fh:  # after the file's three 4 KiB headers; 8 bytes of each block are its checksum
+        fh.seek(3 * 4096 + block * block_size + 8 + offset)
+        fh.write(b"\xff" * 64)
+    assert main(["--data-dir", str(synced), "doctor", "--format", "json"]) == 78
+    failing = [f for f in json.loads(capsys.readouterr().out) if f["level"] == "fail"]
+    assert [f["area"] for f in failing] == ["warehouse"]
+    assert failing[0]["finding"].startswith("the warehouse file is damaged: `casefile rebuild` makes it again from "
+                                            "data/raw/ (Corrupt database file: computed checksum")
+
+
+def test_doctor_fails_a_warehouse_no_writer_may_write(synced, capsys, monkeypatch):
+    """The warehouse folder made read-only (a read-only mount, `chmod 555`): every sync exits 78,
+    and doctor said the next sync loads the runs, with exit 0."""
+    folder = synced / "warehouse"
+    real_access = os.access
+
+    def access(path, mode, *args, **kwargs):  # as `chmod 555` would (even for root)
+        return False if Path(path) == folder and mode & os.W_OK else real_access(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+    assert main(["--data-dir", str(synced), "doctor", "--format", "json"]) == 78
+    failing = [f for f in json.loads(capsys.readouterr().out) if f["level"] == "fail"]
+    assert [(f["area"], f["finding"]) for f in failing] == [
+        ("warehouse", f"{folder} may not be written (permissions): no sync, rebuild or rules ingest can load a run "
+                      "(make it writable again)")]
 
 
 @pytest.mark.parametrize("command", [["sync", "--offline"], ["rebuild"], ["doctor", "--format", "json"]])
@@ -1137,3 +1177,17 @@ def test_a_rebuild_mends_a_warehouse_whose_wal_no_checkpoint_can_fold_in(synced,
     assert main(["--data-dir", str(synced), "sql", "SELECT count(*) FROM card", "--format", "csv"]) == 0
     assert capsys.readouterr().out.endswith("count_star()\n15\n")
     assert main(["--data-dir", str(synced), "doctor", "--format", "json"]) == 0
+
+
+def test_a_warehouse_the_system_refuses_to_open_for_writing_is_not_called_damaged():
+    """A read-only mount: the sync's 78 said "If the file is damaged, `casefile rebuild` makes it
+    again", which fails the same way; the message now says what to mend. (DuckDB's message as it
+    words an open the system refuses.)"""
+    from pipeline.errors import unopenable_warehouse
+
+    refused = duckdb.IOException('IO Error: Cannot open file "/srv/data/warehouse/casefile.duckdb": '
+                                 "Read-only file system")
+    message = str(unopenable_warehouse("/srv/data/warehouse/casefile.duckdb", refused))
+    assert "Read-only file system. Make the file and its folder writable" in message and "rebuild" not in message
+    damaged = duckdb.IOException("IO Error: Could not read enough bytes from file: the header is cut short")
+    assert "`casefile rebuild` makes it again" in str(unopenable_warehouse("/srv/w.duckdb", damaged))

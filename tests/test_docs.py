@@ -50,8 +50,11 @@ def test_every_table_of_the_schema_is_documented():
 
 
 def test_the_doctor_example_counts_the_checks_there_are():
-    shown = re.findall(r"^ok +warehouse +(\d+) checks pass$", README, re.M)
-    assert shown and {int(n) for n in shown} == {len(list((ROOT / "sql" / "checks").glob("*.sql")))}
+    shown = re.findall(r"^ok +warehouse +(\d+) checks pass; (\d+) tables read whole$", README, re.M)
+    assert shown and {int(n) for n, _ in shown} == {len(list((ROOT / "sql" / "checks").glob("*.sql")))}
+    tables = re.findall(r"CREATE TABLE IF NOT EXISTS ([\w.]+)", "\n".join(
+        p.read_text() for p in (ROOT / "sql" / "schema").glob("*.sql")))
+    assert {int(n) for _, n in shown} == {len(tables)}
 
 
 def test_every_column_of_the_schema_is_named_in_its_tables_row(tmp_path):
