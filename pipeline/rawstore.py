@@ -508,16 +508,27 @@ def read_body(run: RunInfo, entry: DocEntry) -> bytes:
         raise SourceDataError(f"{run.path / entry.path} is missing (the run's manifest lists it)") from None
 
 
+# Files found to be the body fetched, by where they are and their stat: one process (a rebuild of
+# many runs) hashes each once, and a write to the file (its size, mtime or ctime) checks it anew.
+_UNCHANGED: set[tuple] = set()
+
+
 def document_problem(run: RunInfo, entry: DocEntry) -> str | None:
     """Why the file of ``entry`` is not the body that was fetched (missing, or bytes that no
     longer match the manifest's sha256), or None when it is."""
+    path = run.path / entry.path
     try:
-        with open(run.path / entry.path, "rb") as fh:  # streamed: a bulk file may be gigabytes
+        with open(path, "rb") as fh:  # streamed: a bulk file may be gigabytes
+            st = os.fstat(fh.fileno())
+            seen = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, entry.sha256)
+            if seen in _UNCHANGED:
+                return None
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError:
         return f"{run.run_id}/{entry.path} is missing"
     if digest != entry.sha256:
         return f"{run.run_id}/{entry.path} does not match its manifest sha256 (changed after it was fetched)"
+    _UNCHANGED.add(seen)
     return None
 
 

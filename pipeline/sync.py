@@ -343,12 +343,12 @@ def _refuse_if_the_warehouse_was_broken(con, run: RunInfo, failed: ChecksFailed)
             "`casefile rebuild` makes the warehouse again from data/raw/") from failed
 
 
-def _refuse_if_raw_files_changed(upto: list[RunInfo], run: RunInfo, failed: SourceDataError) -> None:
-    """A build that fails on a raw file lost or changed since it was fetched fails for the file,
-    not for the run's data: no run is rejected for it (a rebuild would leave a loaded run out from
-    then on). Raises SourceDataError (65) naming the file in that case. Only the runs a build
-    reads are checked (the current views and the editions of the rules): not gigabytes of older
-    bulk files."""
+def _refuse_if_raw_files_changed(upto: list[RunInfo], run: RunInfo, failed: BaseException | None = None) -> None:
+    """Raises SourceDataError (65) naming the first raw file a full build reads that is not the
+    body fetched (lost, or changed since: its sha256 no longer the manifest's). No run is rejected
+    for it (a rebuild would leave a loaded run out from then on). Only the runs a build reads are
+    checked (the current views and the editions of the rules): not gigabytes of older bulk files;
+    a file checked unchanged is not hashed again by the same process (rawstore.document_problem)."""
     read = {r.run_id: r for r in current_runs(upto).values()}
     read.update((r.run_id, r) for r in upto if RULES_ORIGIN in run_origins(r))
     for held in sorted(read.values(), key=lambda r: r.run_id):
@@ -374,6 +374,9 @@ def _load_one(con, store: RawStore, runs: list[RunInfo], run: RunInfo, cache_dir
             stop.check()  # a signal noted only, since the fetch: no build
             with timing.phase("build"):
                 state = _build(con, store, upto, cache_dir, use_delta)
+            if not state.scope:  # a full build read every file of the views: each is the body fetched
+                with timing.phase("verify"):
+                    _refuse_if_raw_files_changed(upto, run)
             with timing.phase("load"):
                 bulk_query = (run.meta.get("query") or "") if run.meta.get("plan") == "bulk" else None
                 counts = load_run(con, {**run_row(run), "timed": timed}, state.tables, document_rows(run),

@@ -147,21 +147,29 @@ def test_rebuild_skips_incomplete_runs(data_dir):
     assert snapshot(db) == before
 
 
-@pytest.mark.parametrize("damage", ["truncated", "missing"])
+def _damage(page: Path, damage: str) -> None:
+    if damage == "truncated":
+        page.write_bytes(page.read_bytes()[:3000])
+    elif damage == "edited":  # the same size, still valid JSON: read as it is, it would be loaded
+        body = page.read_bytes()
+        assert b"Whenever" in body
+        page.write_bytes(body.replace(b"Whenever", b"Whenevre"))
+    else:
+        page.unlink()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "edited", "missing"])
 def test_a_raw_file_damaged_after_its_run_was_loaded_rejects_no_run_in_a_rebuild(data_dir, capsys, damage):
-    """The bundled sample synced, then one of its raw files cut short or deleted by hand. A
-    rebuild fails (65) naming the file and keeps the warehouse; it must not mark the run
+    """The bundled sample synced, then one of its raw files cut short, edited or deleted by hand.
+    A rebuild fails (65) naming the file and keeps the warehouse; it must not mark the run
     rejected, or the next rebuild would leave the run out and empty the warehouse (it did:
-    "rebuilt ... from 0 run(s)", exit 0)."""
+    "rebuilt ... from 0 run(s)", exit 0). An edit that kept the file readable was loaded."""
     casefile(data_dir, "-q", "sync", "--offline")
     db = data_dir / "warehouse" / "casefile.duckdb"
     before = snapshot(db)
     [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
     page = run / "docs" / "scryfall-api" / "00001-search.json"
-    if damage == "truncated":
-        page.write_bytes(page.read_bytes()[:3000])
-    else:
-        page.unlink()
+    _damage(page, damage)
     capsys.readouterr()
     for _ in range(2):
         assert casefile(data_dir, "rebuild") == 65
@@ -170,6 +178,25 @@ def test_a_raw_file_damaged_after_its_run_was_loaded_rejects_no_run_in_a_rebuild
         assert "not rejected" in err
         assert not (run / "_FAILED").exists()
         assert snapshot(db) == before
+
+
+def test_a_raw_file_edited_after_its_run_was_loaded_stops_the_next_full_build_of_a_load(data_dir, capsys):
+    """A rules ingest's load builds from every current view, so it reads the sample's search page
+    again: edited by hand (the same size, still valid JSON), it was loaded as it stood, exit 0,
+    and the card's Oracle text changed in the warehouse. It is refused (65), naming the file;
+    nothing is loaded and no run is rejected."""
+    casefile(data_dir, "-q", "sync", "--offline")
+    db = data_dir / "warehouse" / "casefile.duckdb"
+    before = snapshot(db)
+    [run] = [p for p in (data_dir / "raw").iterdir() if p.is_dir()]
+    _damage(run / "docs" / "scryfall-api" / "00001-search.json", "edited")
+    capsys.readouterr()
+    assert casefile(data_dir, "rules", "ingest", str(FIXTURES / "rules" / "cr_case_excerpt.txt")) == 65
+    err = capsys.readouterr().err
+    assert f"{run.name}/docs/scryfall-api/00001-search.json does not match its manifest sha256" in err
+    assert "not rejected" in err and "Traceback" not in err
+    assert snapshot(db) == before
+    assert not any((p / "_FAILED").exists() for p in (data_dir / "raw").iterdir() if p.is_dir())
 
 
 def test_a_rebuild_from_a_raw_store_without_runs_does_not_empty_the_warehouse(data_dir, capsys):
