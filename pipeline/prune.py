@@ -24,6 +24,7 @@ through ``RawStore.delete_run``, which a crash cannot leave half done.
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -32,10 +33,10 @@ from . import stop
 from .clock import parse_utc_iso
 from .build import RULES_ORIGIN, bulk_rulings_place, current_runs, run_origins
 from .config import Settings
-from .errors import NoWarehouse
+from .errors import NoWarehouse, SourceDataError
 from .load.warehouse import open_writer, repoint_documents
 from .lock import SyncLock
-from .rawstore import RUN_ID_FORMAT, DocEntry, RawStore, RunInfo, inode_usage, read_manifest
+from .rawstore import RUN_ID_FORMAT, DocEntry, RawStore, RunInfo, document_problem, inode_usage, read_manifest
 from .reader import loaded_runs, open_reader
 
 log = logging.getLogger(__name__)
@@ -176,6 +177,38 @@ def _sighting_moves(decisions: list[Decision], manifests: dict[str, list[DocEntr
     return list(moves.values())
 
 
+def _refuse_to_delete_the_only_intact_copy(decided: Plan) -> None:
+    """A document a deleted run and a kept run both hold is pointed at the kept copy (``moves``).
+    When that copy is no longer the body fetched (changed or rotted since) while the deleted run's
+    is, deleting the run would leave no good copy: SourceDataError (65), nothing deleted. Only
+    those copies are hashed, and none where both names are one file (a 304's link)."""
+    runs = {d.run.run_id: d.run for d in decided.decisions if d.run.complete}
+    doomed = {}
+    for run in decided.doomed:
+        if run.complete:
+            for entry in read_manifest(run, include_quarantined=True):
+                doomed.setdefault(entry.doc_id, (run, entry))
+    for move in decided.moves:
+        run_id, _, path = move["path"].partition("/")
+        kept_run = runs.get(run_id)
+        kept = next((e for e in read_manifest(kept_run, include_quarantined=True) if e.path == path), None) \
+            if kept_run is not None else None
+        if kept is None or move["doc_id"] not in doomed:
+            continue
+        old_run, old = doomed[move["doc_id"]]
+        try:
+            if os.path.samefile(kept_run.path / kept.path, old_run.path / old.path):
+                continue
+        except OSError:
+            pass  # one of them missing: document_problem says which
+        problem = document_problem(kept_run, kept)
+        if problem and document_problem(old_run, old) is None:
+            raise SourceDataError(
+                f"prune deleted nothing: {problem}, and run {old_run.run_id}, which it would delete, holds the "
+                f"same document intact ({old_run.run_id}/{old.path}); copy it over the changed file, then prune "
+                "again (`casefile doctor` lists every changed file)")
+
+
 def bytes_freed(doomed: list[Path]) -> int:
     """The bytes that deleting these folders gives back: a file counts when every one of its hard
     links is among them (a body a 304 linked into a kept run stays on disk)."""
@@ -202,6 +235,7 @@ def prune(settings: Settings, keep_days: int, dry_run: bool = False, now: dateti
                 finally:
                     con.close()
         decided = plan(store.runs(), now or datetime.now(timezone.utc), keep_days, loaded)
+        _refuse_to_delete_the_only_intact_copy(decided)
         result = PruneResult(decided, bytes_freed([r.path for r in decided.doomed]), dry_run, leftovers)
         if dry_run or not decided.doomed:
             return result

@@ -174,6 +174,30 @@ def test_prune_deletes_the_superseded_run_and_the_warehouse_still_matches_a_rebu
         assert after[table] == before[table], table
 
 
+def test_a_prune_never_deletes_the_only_intact_copy_of_a_document(data_dir, cli, synced):
+    """Two syncs of the sample, then the second run's copy of a rulings list overwritten: the
+    prune pointed the document at that copy and deleted the first run, whose copy was intact;
+    from then on no rebuild could run. It deletes nothing now (65), naming both copies; once the
+    file is restored from the first run's copy, it prunes."""
+    first, second = synced
+    [run] = [r for r in RawStore(data_dir / "raw").runs() if r.run_id == second]
+    [entry] = [e for e in read_manifest(run) if e.path.endswith("00002-rulings.json")]
+    damaged, intact = data_dir / "raw" / second / entry.path, data_dir / "raw" / first / entry.path
+    assert not os.path.samefile(damaged, intact) and intact.read_bytes() == damaged.read_bytes()
+    damaged.unlink()
+    damaged.write_bytes(b"garbage\n")
+    done = cli("prune", "--keep-days", "0")
+    assert done.returncode == 65, done.stderr
+    assert f"prune deleted nothing: {second}/{entry.path} does not match its manifest sha256" in done.stderr
+    assert f"holds the same document intact ({first}/{entry.path})" in done.stderr
+    assert [r.run_id for r in RawStore(data_dir / "raw").runs()] == synced
+    damaged.write_bytes(intact.read_bytes())
+    done = cli("prune", "--keep-days", "0")
+    assert done.returncode == 0, done.stderr
+    assert [r.run_id for r in RawStore(data_dir / "raw").runs()] == [second]
+    assert cli("rebuild").returncode == 0
+
+
 def test_a_dry_run_lists_the_runs_and_deletes_nothing(data_dir, cli, synced):
     first, _ = synced
     done = cli("prune", "--keep-days", "0", "--dry-run")
