@@ -202,6 +202,20 @@ def test_connection_errors_are_retried(client):
     assert get(client).attempts == 2
 
 
+def test_a_connection_refused_says_why_in_its_last_problem(client):
+    """A real connection to a loopback port nobody listens on. The message was requests' whole
+    text cut at 160 characters, which stopped at "(Caused by NewConnec..." and lost the why."""
+    import socket
+
+    with socket.socket() as probe:  # a port just free: nobody listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(TryAgainLater) as caught:
+        get(client, f"http://127.0.0.1:{port}/cards/x/rulings")
+    assert str(caught.value).endswith("last problem: connection failed: NewConnectionError: Failed to establish a "
+                                      "new connection: [Errno 111] Connection refused")
+
+
 @responses.activate
 def test_redirect_to_another_host_is_refused(client):
     responses.get(f"{API}/cards/x/rulings", status=302, headers={"Location": "https://evil.example/steal"})

@@ -475,5 +475,18 @@ def _with_attempts(response: Response, attempts: int) -> Response:
 
 
 def _short(exc: BaseException) -> str:
+    """What went wrong, short: for requests' connection errors, the innermost cause urllib3 gives
+    ("Failed to resolve 'api.scryfall.com' ([Errno -2] Name or service not known)"), which the
+    outer message names only after its URL and pool and a cut would lose."""
+    cause = exc
+    for _ in range(6):
+        inner = getattr(cause, "reason", None)
+        if not isinstance(inner, BaseException):
+            inner = cause.args[0] if cause.args and isinstance(cause.args[0], BaseException) else None
+        if inner is None or inner is cause:
+            break
+        cause = inner
     text = str(exc) or exc.__class__.__name__
-    return text if len(text) < 160 else text[:157] + "..."
+    if cause is not exc:  # "HTTPSConnection(host=..., port=443): Failed to resolve ...": the pool's name goes
+        text = f"{cause.__class__.__name__}: {str(cause).split('): ', 1)[-1]}"
+    return text if len(text) < 200 else text[:197] + "..."
