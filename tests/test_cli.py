@@ -319,18 +319,23 @@ def test_a_data_folder_inside_a_folder_the_user_may_not_enter_is_a_configuration
     assert capsys.readouterr().err == f"casefile: error: cannot use the data folder {data}: Permission denied ({data})\n"
 
 
+def _not_writable(monkeypatch, folder: Path) -> None:
+    """os.access says ``folder`` may not be written, as `chmod 555` would (even for root)."""
+    real_access = os.access
+
+    def access(path, mode, *args, **kwargs):
+        return False if Path(path) == folder and mode & os.W_OK else real_access(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+
+
 def test_doctor_fails_a_data_folder_that_does_not_exist_and_cannot_be_made(tmp_path, capsys, monkeypatch):
     """The folder a data folder would be made in is not writable (another user's, read-only):
     a sync exits 78, and doctor said "ok config" with exit 0."""
     parent = tmp_path / "read-only"
     parent.mkdir()
     data = parent / "data"
-    real_access = os.access
-
-    def access(path, mode, *args, **kwargs):  # as `chmod 555` would (even for root)
-        return False if Path(path) == parent and mode & os.W_OK else real_access(path, mode, *args, **kwargs)
-
-    monkeypatch.setattr(os, "access", access)
+    _not_writable(monkeypatch, parent)
     assert main(["--data-dir", str(data), "doctor", "--format", "json"]) == 78
     failing = [f for f in json.loads(capsys.readouterr().out) if f["level"] == "fail"]
     assert [(f["area"], f["finding"]) for f in failing] == [
@@ -364,12 +369,7 @@ def test_doctor_fails_a_warehouse_no_writer_may_write(synced, capsys, monkeypatc
     """The warehouse folder made read-only (a read-only mount, `chmod 555`): every sync exits 78,
     and doctor said the next sync loads the runs, with exit 0."""
     folder = synced / "warehouse"
-    real_access = os.access
-
-    def access(path, mode, *args, **kwargs):  # as `chmod 555` would (even for root)
-        return False if Path(path) == folder and mode & os.W_OK else real_access(path, mode, *args, **kwargs)
-
-    monkeypatch.setattr(os, "access", access)
+    _not_writable(monkeypatch, folder)
     assert main(["--data-dir", str(synced), "doctor", "--format", "json"]) == 78
     failing = [f for f in json.loads(capsys.readouterr().out) if f["level"] == "fail"]
     assert [(f["area"], f["finding"]) for f in failing] == [
