@@ -179,15 +179,15 @@ def _sighting_moves(decisions: list[Decision], manifests: dict[str, list[DocEntr
 
 def _refuse_to_delete_the_only_intact_copy(decided: Plan) -> None:
     """A document a deleted run and a kept run both hold is pointed at the kept copy (``moves``).
-    When that copy is no longer the body fetched (changed or rotted since) while the deleted run's
-    is, deleting the run would leave no good copy: SourceDataError (65), nothing deleted. Only
-    those copies are hashed, and none where both names are one file (a 304's link)."""
+    When that copy is no longer the body fetched (changed or rotted since) while a deleted run's
+    is, deleting the runs would leave no good copy: SourceDataError (65), nothing deleted. Only
+    those copies are hashed, and none that is one file with the kept copy (a 304's link)."""
     runs = {d.run.run_id: d.run for d in decided.decisions if d.run.complete}
-    doomed = {}
+    doomed: dict[str, list[tuple[RunInfo, DocEntry]]] = {}
     for run in decided.doomed:
         if run.complete:
             for entry in read_manifest(run, include_quarantined=True):
-                doomed.setdefault(entry.doc_id, (run, entry))
+                doomed.setdefault(entry.doc_id, []).append((run, entry))
     for move in decided.moves:
         run_id, _, path = move["path"].partition("/")
         kept_run = runs.get(run_id)
@@ -195,18 +195,27 @@ def _refuse_to_delete_the_only_intact_copy(decided: Plan) -> None:
             if kept_run is not None else None
         if kept is None or move["doc_id"] not in doomed:
             continue
-        old_run, old = doomed[move["doc_id"]]
-        try:
-            if os.path.samefile(kept_run.path / kept.path, old_run.path / old.path):
-                continue
-        except OSError:
-            pass  # one of them missing: document_problem says which
+        others = [(run, entry) for run, entry in doomed[move["doc_id"]]
+                  if not _same_file(kept_run.path / kept.path, run.path / entry.path)]
+        if not others:
+            continue
         problem = document_problem(kept_run, kept)
-        if problem and document_problem(old_run, old) is None:
+        if problem is None:
+            continue
+        intact = next(((run, entry) for run, entry in others if document_problem(run, entry) is None), None)
+        if intact is not None:
+            run, entry = intact
             raise SourceDataError(
-                f"prune deleted nothing: {problem}, and run {old_run.run_id}, which it would delete, holds the "
-                f"same document intact ({old_run.run_id}/{old.path}); copy it over the changed file, then prune "
+                f"prune deleted nothing: {problem}, and run {run.run_id}, which it would delete, holds the "
+                f"same document intact ({run.run_id}/{entry.path}); copy it over the changed file, then prune "
                 "again (`casefile doctor` lists every changed file)")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them missing: document_problem says which
+        return False
 
 
 def bytes_freed(doomed: list[Path]) -> int:

@@ -198,6 +198,22 @@ def test_a_prune_never_deletes_the_only_intact_copy_of_a_document(data_dir, cli,
     assert cli("rebuild").returncode == 0
 
 
+def test_a_prune_of_several_runs_finds_the_intact_copy_among_them(data_dir, cli, synced):
+    """Three syncs: the newest run's copy and the oldest's changed, the middle one's intact. The
+    prune looked at the first deleted run's copy only, found it changed too, and deleted both."""
+    done = cli("sync", "--offline")
+    assert done.returncode == 0, done.stderr
+    runs = RawStore(data_dir / "raw").runs()
+    [entry] = [e for e in read_manifest(runs[-1]) if e.path.endswith("00003-rulings.json")]
+    for run in (runs[0], runs[-1]):
+        (run.path / entry.path).unlink()
+        (run.path / entry.path).write_bytes(b"garbage\n")
+    done = cli("prune", "--keep-days", "0")
+    assert done.returncode == 65, done.stderr
+    assert f"holds the same document intact ({runs[1].run_id}/{entry.path})" in done.stderr
+    assert [r.run_id for r in RawStore(data_dir / "raw").runs()] == [r.run_id for r in runs]
+
+
 def test_a_dry_run_lists_the_runs_and_deletes_nothing(data_dir, cli, synced):
     first, _ = synced
     done = cli("prune", "--keep-days", "0", "--dry-run")
