@@ -325,7 +325,6 @@ def test_a_source_casefile_does_not_know_is_refused_not_made_a_ruling_of_its_own
     '<blockquote lang="en">English a.</blockquote><blockquote lang="en">English b.</blockquote>'
     '<blockquote lang="fr">[FR]</blockquote>',
     '<blockquote lang="en">English.</blockquote><p lang="fr">[FR a]</p><p lang="fr">[FR b]</p>',
-    "<p>English a.</p><p>English b.</p><p>[FR]</p>",
 ])
 def test_a_ruling_block_with_more_texts_than_an_original_and_its_translation_is_refused(texts):
     html = _page(f"<ol><li><p>{SEED_DATE_LINE}</p><p>Other.</p></li><li><p>{SEED_DATE_LINE}</p>{texts}</li></ol>")
@@ -333,19 +332,12 @@ def test_a_ruling_block_with_more_texts_than_an_original_and_its_translation_is_
         parse_listeblanche_page(html, "doc", None)
 
 
-def test_a_flat_layout_with_a_ruling_after_a_translation_but_no_date_line_is_refused():
-    html = _page(FLAT.replace("<p>[FR 1]</p>", "<p>[FR 1]</p><p>English without a date line.</p>"))
-    with pytest.raises(ParseError, match="3 texts where an original and its translation are two"):
-        parse_listeblanche_page(html, "doc", None)
-
-
-# CONSTRUCTED: a ruling's item whose date line is missing. Read as it stood, the ruling was dropped
-# and the page's count of date lines still matched the rulings read.
+# CONSTRUCTED: a ruling's item whose date line is missing, between two rulings. Read as it stood,
+# the ruling was dropped and the page's count of date lines still matched the rulings read.
 @pytest.mark.parametrize("items", [
-    f"<li><p>{SEED_DATE_LINE}</p><p>English 1.</p></li><li><p>English 2.</p></li>",
     f"<li><p>{SEED_DATE_LINE}</p><p>English 1.</p></li><li><p>English 2.</p></li>"
     f"<li><p>{SEED_DATE_LINE}</p><p>English 3.</p></li>",
-    f"<li>{SEED_DATE_LINE}<br>English 1.</li><li>English 2.</li>",
+    f"<li>{SEED_DATE_LINE}<br>English 1.</li><li>English 2.</li><li>{SEED_DATE_LINE}<br>English 3.</li>",
 ])
 def test_a_ruling_item_without_its_date_line_is_refused(items):
     with pytest.raises(ParseError, match="a ruling item shows no date line.*'English 2.'"):
@@ -354,15 +346,30 @@ def test_a_ruling_item_without_its_date_line_is_refused(items):
 
 def test_a_classed_box_without_its_date_line_among_the_rulings_boxes_is_refused():
     html = _page(f'<div class="ruling"><p>{SEED_DATE_LINE}</p><p>English 1.</p></div>'
-                 '<div class="ruling"><p>English 2.</p></div><div class="footer"><p>Contact</p></div>')
+                 '<div class="ruling"><p>English 2.</p></div>'
+                 f'<div class="ruling"><p>{SEED_DATE_LINE}</p><p>English 3.</p></div><div class="footer"><p>Contact</p></div>')
     with pytest.raises(ParseError, match="'English 2.'"):
         parse_listeblanche_page(html, "doc", None)
 
 
-def test_other_lists_empty_items_and_other_boxes_are_no_undated_rulings():
-    html = _page(f"<ol><li><p>{SEED_DATE_LINE}</p><p>English 1.</p></li><li> </li></ol>"
-                 '<ul><li>Accueil</li><li>Cartes</li></ul><div class="footer"><p>Contact</p></div>')
-    assert _pairs(html) == [(0, "en", None, "English 1.")]
+@pytest.mark.parametrize("body", [
+    f"<ol><li><p>{SEED_DATE_LINE}</p><p>English 1.</p></li><li> </li></ol>"
+    '<ul><li>Accueil</li><li>Cartes</li></ul><div class="footer"><p>Contact</p></div>',
+    # a table's header and footer rows
+    f'<table><tr><th>Date</th><th>Anglais</th><th>Français</th></tr><tr><td>{SEED_DATE_LINE}</td>'
+    '<td lang="en">English 1.</td><td lang="fr">[FR 1]</td></tr><tr><td colspan="3">16 clarifications</td></tr></table>',
+    # a link to see every ruling after the list's rulings; a link after a ruling's texts
+    f'<ol><li><p>{SEED_DATE_LINE}</p><p>English 1.</p><p>[FR 1]</p><a href="#">lien</a></li>'
+    '<li><a href="/toutes">Voir toutes les clarifications</a></li></ol>',
+    # one ruling in an article, beside an article of links; a box with a class beside another
+    f'<article><p>{SEED_DATE_LINE}</p><blockquote lang="en">English 1.</blockquote>'
+    '<blockquote lang="fr">[FR 1]</blockquote></article><article><h2>Cartes liées</h2><ul><li>Une</li></ul></article>',
+    f'<div class="box"><p>{SEED_DATE_LINE}</p><p>English 1.</p><p>[FR 1]</p></div>'
+    '<div class="box"><p>Légalités : standard</p></div>',
+])
+def test_other_lists_rows_links_and_boxes_are_no_undated_rulings(body):
+    """CONSTRUCTED: what a page holds beside its rulings' items, which no date line is missing from."""
+    assert [text for _, lang, _, text in _pairs(_page(body)) if lang == "en"] == ["English 1."]
 
 
 def _seed_page_with_date_lines(replaced: str, every: bool = True) -> str:

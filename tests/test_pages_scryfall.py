@@ -176,11 +176,15 @@ def test_an_impossible_date_is_refused():
 @pytest.mark.parametrize("items", [
     "<li><p>Text.</p><p>2024-02-02</p></li>",  # no parentheses
     "<li><p>Text.</p><p>(2024\u201102\u201102)</p></li>",  # non-breaking hyphens
+    "<li><p>Text.</p><p>2024.02.02</p></li>",
     "<li><p>Text.</p><p>— WotC (2024-02-02)</p></li>",  # a label casefile does not know
     "<li><p>Text.</p><p>(2024-02-02) — Wizards of the Coast</p></li>",  # the label after the date
     "<li><p>Text. — WotC (2024-02-02)</p></li>",  # the same, inline
     "<li><p>(2024-02-02)</p><p>Text.</p></li>",  # the date first
+    "<li><p>Text. 2024-02-02</p></li>",  # inline, without parentheses
     "<li><p>Text.</p><p>February 2, 2024</p></li>",
+    "<li><p>Text.</p><p>Feb. 2 2024</p></li>",
+    "<li><p>Text.</p><p>2 February 2024</p></li>",
     "<li><p>Text.</p><p>2/2/2024</p></li>",
 ])
 def test_a_date_shown_in_a_form_not_read_is_a_layout_change(items):
@@ -188,10 +192,23 @@ def test_a_date_shown_in_a_form_not_read_is_a_layout_change(items):
         parse_scryfall_page(_page(f"<ul><li><p>Other.</p><p>(2024-02-01)</p></li>{items}</ul>"), "doc", None)
 
 
-def test_dashes_numbers_and_slashes_of_a_rulings_words_are_no_date():
-    html = _page("<ul><li><p>“Solved — [static ability]” means it gets +1/+1 — or 2/2 for 10 turns.</p>"
-                 "<p>(2024-02-02)</p></li><li><p>Its cost is {2/W} — one of two.</p><p>(2024-02-03)</p></li></ul>")
-    assert [r.date_as_seen for r in parse_scryfall_page(html, "doc", None).rulings] == ["2024-02-02", "2024-02-03"]
+@pytest.mark.parametrize("words", [
+    "“Solved — [static ability]” means it gets +1/+1 — or 2/2 for 10 turns.",
+    "Its cost is {2/W} — one of two.",
+    "Cards printed before 2019-10-04 had the older wording.",
+    "As of 6/1/2020, companion works another way; see 10/10/2010 errata.",
+    "See https://magic.wizards.com/en/news/2020/06/01/companion for the change.",
+    "June 1, 2020 is when the rule changed.",
+    "Choose one — Draw a card",
+])
+def test_dates_numbers_and_dashes_among_a_rulings_words_are_no_date_of_the_page(words):
+    html = _page(f"<ul><li><p>{words}</p><p>(2024-02-02)</p></li><li><p>{words}</p>"
+                 "<p>(4000/2/2) is halved, as its last paragraph says.</p><p>(2024-02-03)</p></li>"
+                 f"<li><p>{words} (2024-02-04)</p></li></ul>")
+    rulings = parse_scryfall_page(html, "doc", None).rulings
+    assert [(r.text_as_seen, r.date_as_seen) for r in rulings] == [
+        (words, "2024-02-02"), (f"{words} (4000/2/2) is halved, as its last paragraph says.", "2024-02-03"),
+        (words, "2024-02-04")]
 
 
 @pytest.mark.parametrize("html", [b"", b"<html><body><p>nothing</p></body></html>", None, ["<h1>x</h1>"]])

@@ -173,21 +173,27 @@ def _stray_dated_line(soup: BeautifulSoup, date_lines: list[_DateLine]) -> str |
 
 
 def _undated_item(date_lines: list[_DateLine]) -> str | None:
-    """The text of the first item beside the rulings' items that holds no date line, else None.
+    """The text of the first item between two rulings' items that holds no date line, else None.
 
     A ruling's item is the nearest box around its date line that is an entry of a list (an
-    ``<li>``, a row, an article, a box with a class) and holds no other date line; an item of the
-    same kind beside it (the same tag and class) with words but no date line is a ruling whose date
-    line is missing, read as nothing otherwise. A date line that is a box of its own among its
-    texts (a flat layout) has no such item: the count of texts after each line guards that layout.
+    ``<li>``, a row, an article, a box with a class a sibling shares) and holds no other date
+    line. An item of the same kind (the same tag and class) with words but no date line between
+    two of them is a ruling whose date line is missing, read as nothing otherwise. Before the
+    first or after the last, such an item is taken for what pages put there (a table's header row,
+    a "see all" link, a box of links), so a first or last ruling that lost its date line is not
+    seen. A date line that is a box of its own among its texts (a flat layout) has no item.
     """
-    for line in date_lines:
-        item = _item_of(line, date_lines)
-        if item is None:
-            continue
-        for sibling in item.parent.find_all(item.name, recursive=False):
-            if (sibling.get("class") == item.get("class") and not any(other.touches(sibling) for other in date_lines)
-                    and (text := visible_text(sibling))):
+    items = [item for line in date_lines if (item := _item_of(line, date_lines)) is not None]
+    for parent in {id(item.parent): item.parent for item in items}.values():
+        kin = [item for item in items if item.parent is parent]
+        siblings = parent.find_all(kin[0].name, recursive=False)
+        dated = {id(item) for item in kin}
+        places = [i for i, node in enumerate(siblings) if id(node) in dated]
+        for sibling in siblings[places[0] + 1:places[-1]]:
+            if id(sibling) in dated or sibling.get("class") != kin[0].get("class"):
+                continue
+            text = visible_text(sibling)
+            if text and not any(other.touches(sibling) for other in date_lines):
                 return text
     return None
 
@@ -206,9 +212,14 @@ def _item_of(line: _DateLine, date_lines: list[_DateLine]) -> Tag | None:
 
 
 def _may_hold_a_ruling(item: Tag) -> bool:
-    """Items whose kind says they are entries of one list: list items, rows, articles, and any box
-    that shares a class with its siblings."""
-    return item.name in ("li", "tr", "dd", "article") or bool(item.get("class"))
+    """Items whose kind says they are entries of one list: list items, rows, articles, and a box
+    with a class that a sibling of the same tag shares."""
+    if item.name in ("li", "tr", "dd", "article"):
+        return True
+    classes = item.get("class")
+    return bool(classes) and isinstance(item.parent, Tag) and any(
+        sibling is not item and sibling.get("class") == classes
+        for sibling in item.parent.find_all(item.name, recursive=False))
 
 
 def _inline_run(node: Tag | NavigableString) -> list[Tag | NavigableString]:
@@ -348,8 +359,8 @@ def _original_and_translation(texts: list[tuple[str | None, str]],
     """Where the markup marks languages, it decides: a text marked English or French, else a text
     with no mark when the language in force around it is that one (a French page that marks only
     the English original); otherwise the first text is the English original and the second its
-    translation (the page: "La traduction FR ci-dessous"). Two texts marked English (or French), or
-    three with no mark, raise _TooManyTexts."""
+    translation (the page: "La traduction FR ci-dessous"). Two texts marked English (or French)
+    raise _TooManyTexts: a ruling in parts, or a date line lost between two rulings."""
     if any(lang for lang, _ in texts):
         for lang, name in (("en", "English"), ("fr", "French")):
             if sum(1 for marked, _ in texts if marked == lang) > 1:
@@ -359,8 +370,6 @@ def _original_and_translation(texts: list[tuple[str | None, str]],
         french = next((text for lang, text in texts if lang == "fr"), unmarked if in_force == "fr" else None)
         return english, french
     plain = [text for _, text in texts]
-    if len(plain) > 2:
-        raise _TooManyTexts(f"{len(plain)} texts where an original and its translation are two")
     return (plain[0] if plain else None), (plain[1] if len(plain) > 1 else None)
 
 

@@ -32,16 +32,26 @@ _RULING_META = re.compile(
 # word it ends with ("... on Scryfall" keeps its last word).
 _META_BLOCK = re.compile(r"[—–-]?\s*(?P<label>Wizards of the Coast|Scryfall)?\s*\((?P<date>\d{4}-\d{2}-\d{2})\)")
 _SOURCE_LABELS = {"wizards of the coast": "wotc", "scryfall": "scryfall"}
-# A date the two forms above do not read, written another way ("2024-02-02" without its parentheses,
-# other hyphens, "2/2/2024", "February 2, 2024"). Left in a ruling's text, it would make the ruling a
-# new one, undated, beside the API's copy: the page's layout has changed.
-_HYPHENS = "-\u2010\u2011\u2012\u2013\u2212"
-_UNREAD_DATE = re.compile(rf"\b\d{{4}}[{_HYPHENS}/]\d{{1,2}}[{_HYPHENS}/]\d{{1,2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{4}}\b")
-_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-_MONTH_DATE = re.compile(rf"^\(?(?:{_MONTHS})\s+\d{{1,2}},\s+\d{{4}}\)?|\(?(?:{_MONTHS})\s+\d{{1,2}},\s+\d{{4}}\)?$")
-# What stands before an inline date when its label is none of _SOURCE_LABELS: a dash and a few words
-# with no sentence's end ("... solved. — WotC (2024-02-02)").
-_UNKNOWN_LABEL = re.compile(r"\s[—–]\s*[^\s.!?:;\"”’)\]][^.!?:;\"”’)\]]{0,38}$")
+# A date in a form the two above do not read: ISO with other separators ("2024-02-02" without its
+# parentheses, "2024.02.02", non-breaking hyphens), "2/2/2024", "February 2, 2024", "Feb. 2 2024",
+# "2 February 2024". Where the page shows a ruling's date (its item's last block, or the end of
+# an item with none), such a date would be left in the ruling's words, making a new ruling,
+# undated, beside the API's copy: the page's layout has changed. Elsewhere in the words it is a
+# ruling's own ("Cards printed before 2019-10-04 ...").
+_MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+           r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
+_SEP = "[-\u2010\u2011\u2012\u2013\u2212/.]"
+_DATE_LIKE = re.compile(
+    rf"\b(?:19|20)\d{{2}}{_SEP}(?:0?[1-9]|1[0-2]){_SEP}(?:0?[1-9]|[12]\d|3[01])\b"
+    rf"|\b(?:0?[1-9]|[12]\d|3[01])/(?:0?[1-9]|[12]\d|3[01])/(?:19|20)\d{{2}}\b"
+    rf"|\b{_MONTHS}\s+\d{{1,2}},?\s+(?:19|20)\d{{2}}\b"
+    rf"|\b\d{{1,2}}\s+{_MONTHS}\s+(?:19|20)\d{{2}}\b", re.IGNORECASE)
+_DATE_AT_END = re.compile(rf"(?:{_DATE_LIKE.pattern})\)?\s*$", re.IGNORECASE)
+_DATE_AT_START = re.compile(rf"^\(\s*(?:{_DATE_LIKE.pattern})\s*\)", re.IGNORECASE)
+# A label no known source's before an inline date: a dash and a few words after a sentence's end
+# ("... solved. — WotC (2024-02-02)"); "Choose one — Draw a card (...)" ends no sentence first.
+_UNKNOWN_LABEL = re.compile(r"[.!?”\"]\s*[—–]\s*[^\s.!?—–]{1,30}(?:\s[^\s.!?—–]{1,30}){0,3}$")
+_DATE_BLOCK_MAX_CHARS = 60  # "— Wizards of the Coast (2024-02-02)" is 35; a longer last block is words
 # Scryfall's own note heading the list on a non-English page; it is not a ruling.
 _ENGLISH_ONLY_NOTE = "Only the English version of a Magic card receives Oracle updates and errata."
 _SYMBOLS_AT_END = re.compile(r"(?:\s*\{[^{}\s]+\})+$")  # the mana cost printed after the name
@@ -110,7 +120,7 @@ def _split(item: Tag, doc_id: str) -> tuple[str, re.Match | None]:
         meta = _META_BLOCK.fullmatch(last)
         if meta:
             return visible_text_of(children[:-1]), meta
-        if re.search(r"\(\s*\d{4}\D\d{1,2}\D\d{1,2}\s*\)", last):
+        if len(last) <= _DATE_BLOCK_MAX_CHARS and _DATE_LIKE.search(last):
             raise ParseError(doc_id, f"a ruling's date block reads {last!r}, not \"[label] (YYYY-MM-DD)\" "
                                      "(layout changed?)")
     return visible_text(item), None
@@ -129,9 +139,9 @@ def _sighting(item: str, meta_block: re.Match | None, position: int, doc_id: str
     if meta and not label and not meta_block and _UNKNOWN_LABEL.search(text):
         raise ParseError(doc_id, f"ruling {position}'s date follows a label that is no known source: "
                                  f"{text[-60:]!r} (layout changed?)")
-    unread = _UNREAD_DATE.search(text) or _MONTH_DATE.search(text)
+    unread = _DATE_AT_START.search(text) or (None if meta else _DATE_AT_END.search(text))
     if unread:
-        raise ParseError(doc_id, f"ruling {position} holds a date in a form not read: {unread.group()!r} "
+        raise ParseError(doc_id, f"ruling {position} shows a date in a form not read: {unread.group()!r} "
                                  "(layout changed?)")
     return RulingSighting(
         doc_id=doc_id, origin=ORIGIN, oracle_id=oracle_id, position=position, text_as_seen=text,
