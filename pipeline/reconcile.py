@@ -124,8 +124,6 @@ def reconcile(sightings: Iterable[RulingSighting]) -> Reconciled:
         by_key[group.key].append(group)
         if group.has_symbols:
             by_bare_key[symbol_free_key(group.key)].append(group)
-    for key, homes in aliases.items():  # the other wording's loose copies follow its anchors
-        by_key[key].extend(homes)
     # the cards of each anchored ruling, before any loose copy joins: a loose copy's choice never
     # depends on the copies handled before it
     cards = {id(group): {m.oracle_id for m, _ in group.members} for group in groups.values()}
@@ -149,14 +147,16 @@ def reconcile(sightings: Iterable[RulingSighting]) -> Reconciled:
             on_card = [g for g in candidates if s.oracle_id in cards[id(g)]]
             if len(on_card) == 1:  # the card's page shows the card's ruling
                 candidates = on_card
+        if not candidates:  # the words of a ruling that only pages showed, folded into the API's (rule 4)
+            homes, lost = aliases.homes(s, wordings)
+            candidates = _agreeing(homes, s)
+            flags = (OTHER_WORDING,) + ((SYMBOLS_LOST,) if lost else ()) if candidates else ()
         if candidates:
             if len(candidates) > 1:
                 flags += (AMBIGUOUS,)
             target = max(candidates, key=lambda g: (g.published_at or "", g.source))
             if not s.date_as_seen:
                 flags += (UNDATED_MATCH,)
-            if any(home is target for home in aliases.get(match_key(s.text_as_seen), ())):
-                flags += (OTHER_WORDING,)
             target.members.append((s, flags))
             continue
         # 3. a ruling of its own, unless it is another wording of one the API shows for its card
@@ -231,16 +231,24 @@ class _ApiWordings:
 
     def __init__(self, groups: dict[tuple, _Group], english: list[RulingSighting]):
         self.by_card: dict[str, list[_Group]] = defaultdict(list)
+        self.cards: dict[int, frozenset[str]] = {}
         for ident in sorted(groups):
             group = groups[ident]
-            for card in sorted({s.oracle_id for s, _ in group.members
-                                if s.origin == API_ORIGIN and s.oracle_id is not None}):
+            self.cards[id(group)] = frozenset(s.oracle_id for s, _ in group.members
+                                              if s.origin == API_ORIGIN and s.oracle_id is not None)
+            for card in sorted(self.cards[id(group)]):
                 self.by_card[card].append(group)
         self.bare = {id(group): symbol_free_key(group.key) for group in groups.values()}
         self.shown: dict[tuple[str, str], set[str]] = defaultdict(set)
         for s in english:
             if s.oracle_id is not None:
                 self.shown[(s.doc_id, s.oracle_id)].add(symbol_free_key(s.text_as_seen))
+
+    def may_join(self, s: RulingSighting, group: _Group) -> bool:
+        """Whether ``s``, a card page's copy, may be another wording of the API's ``group``: the API
+        shows ``group`` for its card, and its page does not show ``group``'s words for that card."""
+        return (s.oracle_id in self.cards.get(id(group), ())
+                and self.bare[id(group)] not in self.shown.get((s.doc_id, s.oracle_id), set()))
 
     def home(self, s: RulingSighting, key: str, source: str | None, published_at: str | None) -> _Group | None:
         """The one API ruling of ``s``'s card that ``s`` (a page's copy, of match key ``key``) is
@@ -249,29 +257,50 @@ class _ApiWordings:
         that card. None when there is no such ruling or more than one."""
         if s.origin == API_ORIGIN or s.oracle_id is None:
             return None
-        shown = self.shown.get((s.doc_id, s.oracle_id), set())
         found = [group for group in self.by_card.get(s.oracle_id, ())
-                 if self.bare[id(group)] not in shown
+                 if self.may_join(s, group)
                  and (published_at is None or group.published_at == published_at)
                  and (source is None or group.source == source)
                  and similarity(key, group.key) >= REWORD_MIN_RATIO]
         return found[0] if len(found) == 1 else None
 
 
-def _fold_other_wordings(groups: dict[tuple, _Group], wordings: _ApiWordings) -> dict[str, list[_Group]]:
+@dataclass
+class _Aliases:
+    """The words of the rulings only pages showed that were folded into an API ruling (rule 4),
+    by match key and, for words with symbols, by the key without them: their loose copies (the
+    wiki's, a card page's without a source) follow them there."""
+
+    by_key: dict[str, list[_Group]] = field(default_factory=lambda: defaultdict(list))
+    by_bare: dict[str, list[_Group]] = field(default_factory=lambda: defaultdict(list))
+
+    def homes(self, s: RulingSighting, wordings: _ApiWordings) -> tuple[list[_Group], bool]:
+        """The rulings ``s`` may join so, and whether by the key without symbols. A card page's copy
+        joins one only for its own card, and not where its page shows that ruling's words too."""
+        homes, lost = self.by_key.get(match_key(s.text_as_seen), []), False
+        if not homes and not has_symbols(s.text_as_seen):
+            homes, lost = self.by_bare.get(symbol_free_key(s.text_as_seen), []), True
+        if s.oracle_id is not None:
+            homes = [home for home in homes if wordings.may_join(s, home)]
+        return homes, lost
+
+
+def _fold_other_wordings(groups: dict[tuple, _Group], wordings: _ApiWordings) -> _Aliases:
     """A ruling that only pages show, anchored by their dates and sources, whose every copy is
     another wording of one and the same ruling the API shows for the copy's card, joins that ruling
     (flag ``other_wording``): a page that has not caught up with a re-wording (or is ahead of
-    it). Returns each folded wording's key with the rulings it joined, for its loose copies."""
-    aliases: dict[str, list[_Group]] = defaultdict(list)
+    it). Returns the folded words, for their loose copies."""
+    aliases = _Aliases()
     for ident in sorted(groups):
         group = groups[ident]
         home = _one_home(group, wordings, lambda s: (group.source, group.published_at))
         if home is None:
             continue
+        if group.has_symbols:
+            aliases.by_bare[symbol_free_key(group.key)].append(home)
         home.members.extend((s, flags + (OTHER_WORDING,)) for s, flags in group.members)
         del groups[ident]
-        aliases[group.key].append(home)
+        aliases.by_key[group.key].append(home)
     return aliases
 
 

@@ -382,3 +382,35 @@ def test_another_wording_folds_only_with_its_card_s_date_source_and_one_alike_ru
     # two of the card's API rulings alike: no guess
     twin = "Its first ability counts the tokens you controlled."
     assert len(reconcile([_api("a", after), _api("a", twin, doc="api-a2"), _page("a", before, **page)]).rulings) == 3
+
+
+# Constructed: card x's API re-worded a ruling its listeblanche.fr page shows in the words before
+# (OLD), which fold into the API's (NEW); other copies of OLD around it.
+OLD = "Tap an untapped Clue you control: {T} it again to investigate."
+NEW = "Tap an untapped Clue you control: {T} it once more to investigate."
+LISTEBLANCHE_X = dict(origin="listeblanche", date="2024-02-02", source="wotc")
+
+
+def _wiki(text):
+    return RulingSighting(doc_id="wiki", origin="mtgwiki", oracle_id=None, position=0, text_as_seen=text,
+                          date_as_seen=None, source=None)
+
+
+def test_the_wiki_s_copy_of_folded_words_without_their_symbols_follows_them():
+    out = reconcile([_api("x", NEW), _page("x", OLD, **LISTEBLANCHE_X), _wiki(OLD.replace("{T} ", ""))])
+    assert [r.text for r in out.rulings] == [NEW]
+    [wiki] = [s for s in out.sightings if s.origin == "mtgwiki"]
+    assert {OTHER_WORDING, SYMBOLS_LOST, "matched_without_date"} <= set(wiki.flags)
+
+
+def test_a_card_page_s_copy_of_folded_words_joins_only_its_own_card_s_api_ruling():
+    # card z's page shows OLD, but z's API does not have the ruling: z is not linked to it
+    out = reconcile([_api("x", NEW), _page("x", OLD, **LISTEBLANCHE_X), _api("z", "Another ruling of z."),
+                     _page("z", OLD)])
+    assert ("z", NEW) not in _links(out) and ("z", OLD) in _links(out)
+    # card y's page shows NEW and OLD: its OLD is another ruling, as the page says
+    out = reconcile([_api("x", NEW), _api("y", NEW), _page("x", OLD, **LISTEBLANCHE_X), _page("y", NEW),
+                     RulingSighting(doc_id="scryfall-page-y", origin="scryfall-page", oracle_id="y", position=1,
+                                    text_as_seen=OLD, date_as_seen=None, source=None)])
+    assert ("y", OLD) in _links(out) and ("y", NEW) in _links(out)
+    assert not any(OTHER_WORDING in s.flags for s in out.sightings if s.oracle_id == "y")
