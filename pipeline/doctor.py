@@ -319,7 +319,7 @@ def _read_every_table(con) -> int:
 
 def _unwritable(path) -> str | None:
     """Why a writer could not write the warehouse file or its folder (a read-only mount, the
-    permissions), or None."""
+    permissions), or None. Judged for the user running doctor: run it as the syncs' user."""
     for target in (path.parent, path):
         try:
             if os.statvfs(target).f_flag & os.ST_RDONLY:
@@ -327,7 +327,7 @@ def _unwritable(path) -> str | None:
         except OSError:
             continue
         if not os.access(target, os.W_OK):
-            return f"{target} may not be written (permissions)"
+            return f"{target} may not be written by this user (permissions)"
     return None
 
 

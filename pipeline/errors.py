@@ -134,11 +134,15 @@ def printable(text: str) -> str:
         return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
-def unopenable_warehouse(path, exc: Exception) -> ConfigError:
+def unopenable_warehouse(path, exc: Exception, writer: bool = True) -> ConfigError:
     """The error for a warehouse file DuckDB cannot open (not because a sync holds it), with
-    what to do: the raw store holds everything the warehouse is made of."""
+    what to do: the raw store holds everything the warehouse is made of. ``writer``: whether the
+    open was a writer's (a sync, a rebuild) or a reader's (sql, search, export)."""
     first = str(exc).strip().splitlines()[0].rstrip(".!") if str(exc).strip() else exc.__class__.__name__
     if any(words in first for words in _REFUSED):  # not damage: a rebuild could not write either
+        if not writer:
+            return ConfigError(f"cannot open the warehouse {path}: {first}. Make the file readable by this user "
+                               "(the permissions of the file and its folder).")
         return ConfigError(f"cannot open the warehouse {path}: {first}. Make the file and its folder writable "
                            "(a read-only mount, the permissions); the runs fetched meanwhile are loaded then.")
     return ConfigError(f"cannot open the warehouse {path}: {first}. "

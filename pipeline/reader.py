@@ -45,7 +45,7 @@ def connect_read_only(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnect
                 raise
             text = str(exc).lower()
             if not isinstance(exc, duckdb.IOException) or "lock" not in text:
-                raise unopenable_warehouse(path, exc) from None
+                raise unopenable_warehouse(path, exc, writer=False) from None
             if time.monotonic() >= deadline:
                 raise TryAgainLater(f"the warehouse {path} is busy (a sync is writing it); try again in a moment") from None
             time.sleep(0.1)

@@ -373,8 +373,8 @@ def test_doctor_fails_a_warehouse_no_writer_may_write(synced, capsys, monkeypatc
     assert main(["--data-dir", str(synced), "doctor", "--format", "json"]) == 78
     failing = [f for f in json.loads(capsys.readouterr().out) if f["level"] == "fail"]
     assert [(f["area"], f["finding"]) for f in failing] == [
-        ("warehouse", f"{folder} may not be written (permissions): no sync, rebuild or rules ingest can load a run "
-                      "(make it writable again)")]
+        ("warehouse", f"{folder} may not be written by this user (permissions): no sync, rebuild or rules ingest "
+                      "can load a run (make it writable again)")]
 
 
 @pytest.mark.parametrize("command", [["sync", "--offline"], ["rebuild"], ["doctor", "--format", "json"]])
@@ -1189,5 +1189,8 @@ def test_a_warehouse_the_system_refuses_to_open_for_writing_is_not_called_damage
                                  "Read-only file system")
     message = str(unopenable_warehouse("/srv/data/warehouse/casefile.duckdb", refused))
     assert "Read-only file system. Make the file and its folder writable" in message and "rebuild" not in message
+    denied = duckdb.IOException('IO Error: Cannot open file "/srv/w.duckdb": Permission denied')
+    reading = str(unopenable_warehouse("/srv/w.duckdb", denied, writer=False))
+    assert "Permission denied. Make the file readable by this user" in reading and "writable" not in reading
     damaged = duckdb.IOException("IO Error: Could not read enough bytes from file: the header is cut short")
     assert "`casefile rebuild` makes it again" in str(unopenable_warehouse("/srv/w.duckdb", damaged))
