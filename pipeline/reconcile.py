@@ -297,17 +297,22 @@ def _fold_other_wordings(groups: dict[tuple, _Group], wordings: _ApiWordings) ->
         if home is None:
             continue
         if group.has_symbols:
-            aliases.by_bare[symbol_free_key(group.key)].append(home)
+            _add_once(aliases.by_bare[symbol_free_key(group.key)], home)
         home.members.extend((s, flags + (OTHER_WORDING,)) for s, flags in group.members)
         del groups[ident]
-        aliases.by_key[group.key].append(home)
+        _add_once(aliases.by_key[group.key], home)
     return aliases
+
+
+def _add_once(homes: list[_Group], home: _Group) -> None:
+    if not any(known is home for known in homes):
+        homes.append(home)
 
 
 def _fold_other_wording_orphans(orphans: dict[tuple, _Group], wordings: _ApiWordings) -> None:
     """The same for copies that would be a ruling of their own: a card page's list item (dated or
     not, with no source) in a wording the API no longer shows for the card."""
-    for ident in sorted(orphans):
+    for ident in sorted(orphans, key=lambda i: (i[0], i[1] or "", i[2])):  # undated ones have None
         group = orphans[ident]
         home = _one_home(group, wordings, lambda s: (s.source, s.date_as_seen))
         if home is None:

@@ -414,3 +414,24 @@ def test_a_card_page_s_copy_of_folded_words_joins_only_its_own_card_s_api_ruling
                                     text_as_seen=OLD, date_as_seen=None, source=None)])
     assert ("y", OLD) in _links(out) and ("y", NEW) in _links(out)
     assert not any(OTHER_WORDING in s.flags for s in out.sightings if s.oracle_id == "y")
+
+
+def test_a_card_page_s_dated_and_undated_copies_of_its_own_are_two_rulings_not_a_crash():
+    """A scryfall.com page showing a ruling the API lacks, beside an item with no date: sorting
+    the rulings of their own compared a date with None (TypeError), on both build paths."""
+    def copy(position, date):
+        return RulingSighting(doc_id="pg", origin="scryfall-page", oracle_id="x", position=position,
+                              text_as_seen=f"Page-only ruling {position}.", date_as_seen=date, source=None)
+
+    out = reconcile([copy(0, "2024-02-02"), copy(1, None), _api("x", "The API's own ruling.")])
+    assert sorted((r.source, r.published_at or "undated") for r in out.rulings) == [
+        ("scryfall-page", "2024-02-02"), ("scryfall-page", "undated"), ("wotc", "2024-02-02")]
+
+
+def test_two_page_wordings_folded_into_one_api_ruling_leave_its_wiki_copy_unambiguous():
+    tapped, untapped = OLD, OLD.replace("{T}", "{Q}")
+    out = reconcile([_api("x", NEW), _page("x", tapped, **LISTEBLANCHE_X),
+                     _page("y", untapped, **LISTEBLANCHE_X), _api("y", NEW), _wiki(OLD.replace("{T} ", ""))])
+    assert [r.text for r in out.rulings] == [NEW]
+    [wiki] = [s for s in out.sightings if s.origin == "mtgwiki"]
+    assert "ambiguous_match" not in wiki.flags and OTHER_WORDING in wiki.flags
