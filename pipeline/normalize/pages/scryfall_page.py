@@ -41,16 +41,21 @@ _SOURCE_LABELS = {"wizards of the coast": "wotc", "scryfall": "scryfall"}
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
            r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
 _SEP = "[-\u2010\u2011\u2012\u2013\u2212/.]"
+_DAY = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?"
 _DATE_LIKE = re.compile(
-    rf"\b(?:19|20)\d{{2}}{_SEP}(?:0?[1-9]|1[0-2]){_SEP}(?:0?[1-9]|[12]\d|3[01])\b"
+    rf"\b(?:19|20)\d{{2}}{_SEP}(?:0?[1-9]|1[0-2]){_SEP}(?:0?[1-9]|[12]\d|3[01])(?:T[\d:.]+Z?)?\b"
     rf"|\b(?:0?[1-9]|[12]\d|3[01])/(?:0?[1-9]|[12]\d|3[01])/(?:19|20)\d{{2}}\b"
-    rf"|\b{_MONTHS}\s+\d{{1,2}},?\s+(?:19|20)\d{{2}}\b"
-    rf"|\b\d{{1,2}}\s+{_MONTHS}\s+(?:19|20)\d{{2}}\b", re.IGNORECASE)
-_DATE_AT_END = re.compile(rf"(?:{_DATE_LIKE.pattern})\)?\s*$", re.IGNORECASE)
-_DATE_AT_START = re.compile(rf"^\(\s*(?:{_DATE_LIKE.pattern})\s*\)", re.IGNORECASE)
+    rf"|\b{_MONTHS}\s+{_DAY},?\s+(?:19|20)\d{{2}}\b"
+    rf"|\b{_DAY}\s+{_MONTHS}\s+(?:19|20)\d{{2}}\b", re.IGNORECASE)
+# At an item's end: the date, in brackets or not, a full stop, and what a label after it would be
+# ("Text. (2024-02-02) — Wizards of the Coast" with the date in an inline element of its own).
+_DATE_AT_END = re.compile(rf"[(\[]?(?:{_DATE_LIKE.pattern})[)\]]?\.?(?:\s*[—–-]\s*[^.!?()]{{1,40}})?\s*$",
+                          re.IGNORECASE)
+_DATE_AT_START = re.compile(rf"^[(\[]\s*(?:{_DATE_LIKE.pattern})\s*[)\]]", re.IGNORECASE)
 # A label no known source's before an inline date: a dash and a few words after a sentence's end
-# ("... solved. — WotC (2024-02-02)"); "Choose one — Draw a card (...)" ends no sentence first.
-_UNKNOWN_LABEL = re.compile(r"[.!?”\"]\s*[—–]\s*[^\s.!?—–]{1,30}(?:\s[^\s.!?—–]{1,30}){0,3}$")
+# ("... solved. — WotC (2024-02-02)", "... solved. - WotC (...)"); "Choose one — Draw a card (...)"
+# ends no sentence first, and a quotation's attribution ("“I see.” —Jace Beleren") ends a quote.
+_UNKNOWN_LABEL = re.compile(r"[.!?]\s*(?:[—–]|\s-)\s*[^\s.!?—–]{1,30}(?:\s[^\s.!?—–]{1,30}){0,3}$")
 _DATE_BLOCK_MAX_CHARS = 60  # "— Wizards of the Coast (2024-02-02)" is 35; a longer last block is words
 # Scryfall's own note heading the list on a non-English page; it is not a ruling.
 _ENGLISH_ONLY_NOTE = "Only the English version of a Magic card receives Oracle updates and errata."
@@ -120,7 +125,8 @@ def _split(item: Tag, doc_id: str) -> tuple[str, re.Match | None]:
         meta = _META_BLOCK.fullmatch(last)
         if meta:
             return visible_text_of(children[:-1]), meta
-        if len(last) <= _DATE_BLOCK_MAX_CHARS and _DATE_LIKE.search(last):
+        if len(last) <= _DATE_BLOCK_MAX_CHARS and _DATE_LIKE.search(last) and not _RULING_META.fullmatch(last):
+            # (a last paragraph of words ending in "(YYYY-MM-DD)" is read with the item, below)
             raise ParseError(doc_id, f"a ruling's date block reads {last!r}, not \"[label] (YYYY-MM-DD)\" "
                                      "(layout changed?)")
     return visible_text(item), None
