@@ -312,7 +312,7 @@ def _add_once(homes: list[_Group], home: _Group) -> None:
 def _fold_other_wording_orphans(orphans: dict[tuple, _Group], wordings: _ApiWordings) -> None:
     """The same for copies that would be a ruling of their own: a card page's list item (dated or
     not, with no source) in a wording the API no longer shows for the card."""
-    for ident in sorted(orphans, key=lambda i: (i[0], i[1] or "", i[2])):  # undated ones have None
+    for ident in sorted(orphans, key=lambda i: (i[0], i[1] or "", i[2])):  # an undated one's date: None
         group = orphans[ident]
         home = _one_home(group, wordings, lambda s: (s.source, s.date_as_seen))
         if home is None:

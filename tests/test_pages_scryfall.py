@@ -189,7 +189,6 @@ def test_an_impossible_date_is_refused():
     "<li><p>Text.</p><p>February 2nd, 2024</p></li>",
     "<li><p>Text.</p><p>2024-02-02T00:00:00Z</p></li>",
     "<li><p>Text.</p><small>(2024-02-02) — Wizards of the Coast</small></li>",  # inline, the label after
-    "<li><p>Text. 2024-02-02.</p></li>",
     "<li><p>Text. [2024-02-02]</p></li>",
     "<li><p>Text. - WotC (2024-02-02)</p></li>",
 ])
@@ -217,6 +216,19 @@ def test_dates_numbers_and_dashes_among_a_rulings_words_are_no_date_of_the_page(
     assert [(r.text_as_seen, r.date_as_seen) for r in rulings] == [
         (words, "2024-02-02"), (f"{words} (4000/2/2) is halved, as its last paragraph says.", "2024-02-03"),
         (words, "2024-02-04")]
+
+
+@pytest.mark.parametrize("block", ["— WotC (2024-02-02)", "Gatherer (2024-02-02)"])
+def test_a_date_block_with_a_label_casefile_does_not_know_is_a_layout_change(block):
+    with pytest.raises(ParseError, match="date block reads"):
+        parse_scryfall_page(_page(f'<ul><li><p>The card reads “Draw a card.”</p><p class="ruling-meta">{block}</p>'
+                                  "</li></ul>"), "doc", None)
+
+
+def test_an_undated_ruling_ending_in_a_date_of_its_own_words_is_read():
+    html = _page("<ul><li><p>Cards printed before 2019-10-04.</p></li><li><p>It changed on June 1, 2020.</p></li></ul>")
+    assert [(r.text_as_seen, r.date_as_seen) for r in parse_scryfall_page(html, "doc", None).rulings] == [
+        ("Cards printed before 2019-10-04.", None), ("It changed on June 1, 2020.", None)]
 
 
 def test_a_last_paragraph_of_words_ending_in_its_date_is_read_as_the_rulings_end():

@@ -174,46 +174,43 @@ def _stray_dated_line(soup: BeautifulSoup, date_lines: list[_DateLine]) -> str |
 
 
 def _undated_item(date_lines: list[_DateLine]) -> str | None:
-    """The text of the first item between two rulings' items that holds no date line, else None.
+    """The text of the first item between two rulings' items that looks like one of them but holds
+    no date line, else None.
 
     A ruling's item is the nearest box around its date line that is an entry of a list (an
     ``<li>``, a row, an article, a box with a class a sibling shares) and holds no other date
-    line. An item of the same kind (the same tag and class) with words but no date line between
-    two of them is a ruling whose date line is missing, read as nothing otherwise. Before the
-    first or after the last, such an item is taken for what pages put there (a table's header row,
-    a "see all" link, a box of links), so a first or last ruling that lost its date line is not
-    seen. A date line that is a box of its own among its texts (a flat layout) has no item.
+    line. A sibling of the same tag between two of them whose elements are those of a ruling's
+    item less its date line (the same tags, the same ``lang`` marks, in order) is a ruling whose
+    date line is missing, read as nothing otherwise. Anything else there (an ad, a group's
+    heading, a link) is left alone, and so is whatever comes before the first or after the last:
+    a check that refused a page for them would stop every sync until casefile is changed, where
+    the ruling missed is still the API's. A date line that is a box of its own among its texts (a
+    flat layout) has no item.
     """
-    items = [item for line in date_lines if (item := _item_of(line, date_lines)) is not None]
-    for parent in {id(item.parent): item.parent for item in items}.values():
-        kin = [item for item in items if item.parent is parent]
+    items = [(line, item) for line in date_lines if (item := _item_of(line, date_lines)) is not None]
+    shapes = {shape for line, item in items if (shape := _shape(item, line))}
+    for parent in {id(item.parent): item.parent for _, item in items}.values():
+        kin = [item for _, item in items if item.parent is parent]
         siblings = parent.find_all(kin[0].name, recursive=False)
         dated = {id(item) for item in kin}
         places = [i for i, node in enumerate(siblings) if id(node) in dated]
         for sibling in siblings[places[0] + 1:places[-1]]:
-            if id(sibling) in dated or not _same_kind(sibling, kin[0]) or _heading_row(sibling):
+            if id(sibling) in dated or any(line.touches(sibling) for line in date_lines):
                 continue
-            text = visible_text(sibling)
-            if text and not any(other.touches(sibling) for other in date_lines):
+            if _shape(sibling, None) in shapes and (text := visible_text(sibling)):
                 return text
     return None
 
 
-def _same_kind(a: Tag, b: Tag) -> bool:
-    """Entries of one list: list items, rows and articles whatever their classes (`first`, `odd`,
-    `even`), other boxes sharing a class."""
-    return a.name == b.name and (a.name in _LIST_ENTRIES or bool(_classes(a) & _classes(b)))
+def _shape(item: Tag, line: _DateLine | None) -> tuple[tuple[str, str | None], ...]:
+    """The elements of ``item`` as (tag, lang) in order, less line breaks and the date line's own."""
+    return tuple((child.name, _own_lang(child)) for child in item.children
+                 if isinstance(child, Tag) and child.name != "br" and not (line and line.touches(child)))
 
 
 def _classes(tag: Tag) -> set[str]:
     classes = tag.get("class") or ()
     return set(classes.split() if isinstance(classes, str) else classes)
-
-
-def _heading_row(tag: Tag) -> bool:
-    """A table row of header cells only: a group's heading between rulings, not a ruling."""
-    cells = tag.find_all(["td", "th"], recursive=False) if tag.name == "tr" else []
-    return bool(cells) and all(cell.name == "th" for cell in cells)
 
 
 def _item_of(line: _DateLine, date_lines: list[_DateLine]) -> Tag | None:
@@ -234,8 +231,9 @@ def _may_hold_a_ruling(item: Tag) -> bool:
     with a class that a sibling of the same tag shares."""
     if item.name in _LIST_ENTRIES:
         return True
-    return bool(_classes(item)) and isinstance(item.parent, Tag) and any(
-        sibling is not item and _same_kind(sibling, item) for sibling in item.parent.find_all(item.name, recursive=False))
+    classes = _classes(item)
+    return bool(classes) and isinstance(item.parent, Tag) and any(
+        sibling is not item and classes & _classes(sibling) for sibling in item.parent.find_all(item.name, recursive=False))
 
 
 def _inline_run(node: Tag | NavigableString) -> list[Tag | NavigableString]:
@@ -272,8 +270,7 @@ def _block(date_line: _DateLine, date_lines: list[_DateLine], doc_id: str) -> _B
         raise ParseError(doc_id, f"date line {shown!r} names a source casefile does not know: {label!r} "
                                  f"(known: {', '.join(sorted(_SOURCES))}; layout changed?)")
     try:
-        english, french = _original_and_translation(*_texts_after(date_line, date_lines),
-                                                    last=date_line is date_lines[-1])
+        english, french = _original_and_translation(*_texts_after(date_line, date_lines))
     except _TooManyTexts as many:
         raise ParseError(doc_id, f"the ruling after {shown!r} shows {many} (layout changed?)") from None
     return _Block(published=published, source=source, english=english, french=french)
@@ -312,7 +309,7 @@ def _sibling_texts(nodes: Iterable[Tag | NavigableString], own: str | None,
             node = None
         if node is None or _breaks_line(node) or (isinstance(node, Tag) and _own_lang(node)):
             if run and (text := visible_text_of(run)):
-                texts.append((own, _Run(text)))
+                texts.append((own, text))
             run = []
             if node is None:
                 break
@@ -366,42 +363,27 @@ def _marked_lang(tag: Tag) -> str | None:
     return lang.strip().lower().split("-")[0] if isinstance(lang, str) and lang.strip() else None
 
 
-class _Run(str):
-    """A text made of inline content between blocks (a link after a ruling's texts), not a block."""
-
-
 class _TooManyTexts(Exception):
-    """A ruling's block holds more texts than an original and its translation: read as it stands,
-    a part of the ruling would be dropped or taken for its translation."""
+    """A ruling's block holds two texts marked English: read as it stands, a part of the ruling
+    would be dropped, or two rulings (a date line lost between them) read as one."""
 
 
-def _original_and_translation(texts: list[tuple[str | None, str]], in_force: str | None,
-                              last: bool = False) -> tuple[str | None, str | None]:
+def _original_and_translation(texts: list[tuple[str | None, str]],
+                              in_force: str | None) -> tuple[str | None, str | None]:
     """Where the markup marks languages, it decides: a text marked English or French, else a text
     with no mark when the language in force around it is that one (a French page that marks only
     the English original); otherwise the first text is the English original and the second its
-    translation (the page: "La traduction FR ci-dessous"). Two texts marked English (or French)
-    raise _TooManyTexts: a ruling in parts, or a date line lost between two rulings; so do three
-    blocks with no mark before the page's ``last`` date line (after it, the page's own text may
-    follow the last ruling; a run of inline text, such as a link, is no block)."""
-    english, french = _pick_original_and_translation(texts, in_force, last)
-    return (str(english) if english is not None else None), (str(french) if french is not None else None)
-
-
-def _pick_original_and_translation(texts: list[tuple[str | None, str]], in_force: str | None,
-                                   last: bool) -> tuple[str | None, str | None]:
+    translation (the page: "La traduction FR ci-dessous"). Texts marked French are one
+    translation in parts, joined; two texts marked English raise _TooManyTexts."""
     if any(lang for lang, _ in texts):
-        for lang, name in (("en", "English"), ("fr", "French")):
-            if sum(1 for marked, _ in texts if marked == lang) > 1:
-                raise _TooManyTexts(f"more than one text marked {name}")
+        if sum(1 for lang, _ in texts if lang == "en") > 1:
+            raise _TooManyTexts("more than one text marked English")
         unmarked = next((text for lang, text in texts if lang is None), None)
         english = next((text for lang, text in texts if lang == "en"), unmarked if in_force == "en" else None)
-        french = next((text for lang, text in texts if lang == "fr"), unmarked if in_force == "fr" else None)
+        marked_french = [text for lang, text in texts if lang == "fr"]
+        french = " ".join(marked_french) if marked_french else (unmarked if in_force == "fr" else None)
         return english, french
     plain = [text for _, text in texts]
-    blocks = sum(1 for text in plain if not isinstance(text, _Run))
-    if blocks > 2 and not last:
-        raise _TooManyTexts(f"{blocks} texts where an original and its translation are two")
     return (plain[0] if plain else None), (plain[1] if len(plain) > 1 else None)
 
 

@@ -49,7 +49,7 @@ _DATE_LIKE = re.compile(
     rf"|\b{_DAY}\s+{_MONTHS}\s+(?:19|20)\d{{2}}\b", re.IGNORECASE)
 # At an item's end: the date, in brackets or not, a full stop, and what a label after it would be
 # ("Text. (2024-02-02) — Wizards of the Coast" with the date in an inline element of its own).
-_DATE_AT_END = re.compile(rf"[(\[]?(?:{_DATE_LIKE.pattern})[)\]]?\.?(?:\s*[—–-]\s*[^.!?()]{{1,40}})?\s*$",
+_DATE_AT_END = re.compile(rf"[(\[]?(?:{_DATE_LIKE.pattern})[)\]]?(?:\s*[—–-]\s*[^.!?()]{{1,40}})?\s*$",
                           re.IGNORECASE)
 _DATE_AT_START = re.compile(rf"^[(\[]\s*(?:{_DATE_LIKE.pattern})\s*[)\]]", re.IGNORECASE)
 # A label no known source's before an inline date: a dash and a few words after a sentence's end
@@ -125,11 +125,19 @@ def _split(item: Tag, doc_id: str) -> tuple[str, re.Match | None]:
         meta = _META_BLOCK.fullmatch(last)
         if meta:
             return visible_text_of(children[:-1]), meta
-        if len(last) <= _DATE_BLOCK_MAX_CHARS and _DATE_LIKE.search(last) and not _RULING_META.fullmatch(last):
-            # (a last paragraph of words ending in "(YYYY-MM-DD)" is read with the item, below)
+        if len(last) <= _DATE_BLOCK_MAX_CHARS and _DATE_LIKE.search(last) and not _words_then_date(last):
             raise ParseError(doc_id, f"a ruling's date block reads {last!r}, not \"[label] (YYYY-MM-DD)\" "
                                      "(layout changed?)")
     return visible_text(item), None
+
+
+def _words_then_date(block: str) -> bool:
+    """A last paragraph of words ending in "(YYYY-MM-DD)" ("Second paragraph. (2024-02-02)"): read
+    with the item's other blocks, as one ruling and its date. Not a label ("— WotC (2024-02-02)",
+    "Gatherer (2024-02-02)"): words end a sentence before the date."""
+    meta = _RULING_META.fullmatch(block)
+    return bool(meta) and meta.group("label") is None and meta.group("text").rstrip().endswith(
+        (".", "!", "?", "”", '"', ")"))
 
 
 def _sighting(item: str, meta_block: re.Match | None, position: int, doc_id: str,
