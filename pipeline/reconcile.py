@@ -16,7 +16,10 @@ function of the *set* of sightings. The rules, in order:
    that has no symbols, takes its own card's ruling of the same words with symbols, when exactly
    one is (flag ``symbols_lost``).
 3. What still matches nothing is a ruling of its own: a wiki-only ruling has source ``mtgwiki``
-   and no date.
+   and no date. But a card page's copy in other words than the API's ruling of its card (a site
+   behind a re-wording), or a ruling only pages show, joins that ruling when exactly one fits
+   (flag ``other_wording``; ``_ApiWordings.home`` says what fits), and the loose copies of the
+   words so folded follow them.
 4. A copy in another language is a translation of the English copy it sits beside on the same
    document (``translates`` = that copy's position), never a ruling.
 """
