@@ -816,6 +816,10 @@ def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | Non
         print_out(text, nl=False)
         return
     write_output(out, text)
+    from .config import expand_home
+
+    if _same_file(expand_home(out), sys.stdout):  # `--out /dev/stdout`: the report is the output, alone
+        return
     shown = printable(str(out))  # a file name may hold bytes that are not UTF-8, which no output line can carry
     ctx.emit(f"wrote {shown} ({name} report, {fmt})", {"event": "report", "report": name, "format": fmt,
                                                        "out": shown, "bytes": len(text.encode("utf-8"))})

@@ -393,6 +393,23 @@ def test_out_dev_stdout_with_stdout_appended_to_a_file_adds_to_the_file(synced, 
     assert done.returncode == 0, done.stderr
     text = log.read_text()
     assert text.startswith("the lines before\nstatistics,cards,") and [p.name for p in tmp_path.iterdir()] == ["log"]
+    assert "wrote /dev/stdout" not in text  # the report alone: it was followed by the line saying it was written
+
+
+def test_out_dev_stdout_into_a_pipe_is_the_report_alone(synced):
+    """`casefile report colors --format json --out /dev/stdout | python3 -m json.tool` failed on
+    the "wrote /dev/stdout" line printed after the report."""
+    import json
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    done = subprocess.run([sys.executable, "-m", "pipeline", "report", "colors", "--format", "json", "--out",
+                           "/dev/stdout"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env=subprocess_env(synced), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert isinstance(json.loads(done.stdout), (list, dict))
 
 
 # --- HTML ----------------------------------------------------------------------------------------
