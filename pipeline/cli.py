@@ -616,8 +616,8 @@ def card(ctx: Context, name: str, fmt: str) -> None:
 @format_option()
 @pass_ctx
 def search(ctx: Context, text: str, limit: int, fmt: str) -> None:
-    """Find rulings by words: every word must appear (accents, case and quote style do not matter),
-    in the English text or a translation; the whole phrase ranks first.
+    """Find rulings by words: every word must appear, whole or as a part of one (accents, case and
+    quote style do not matter), in the English text or a translation; the whole phrase ranks first.
 
     \b
     Examples:
