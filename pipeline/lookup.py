@@ -13,7 +13,7 @@ import duckdb
 
 from .errors import UsageError
 from .formats import render
-from .normalize.text import FOLD_PARAMS, search_fold
+from .normalize.text import FOLD_PARAMS, folded_text, search_fold
 from .reader import query
 from .resources import read_sql
 
@@ -36,8 +36,9 @@ def find_card(con, name: str) -> str:
     if not name.strip():
         raise UsageError("give a card name")
     _, rows = query(con, read_sql("read/card_by_name.sql"), {"name": name.strip()})
-    if not rows:  # as typed it matches nothing: try again with accents and quote styles folded
-        _, rows = query(con, read_sql("read/card_by_name_folded.sql"), {"name": name.strip(), **FOLD_PARAMS})
+    if not rows:  # as typed it matches nothing: try again with accents and quote styles folded, and
+        # the forms NFKC folds (a no-break space copied from a web page, full-width letters) as plain ones
+        _, rows = query(con, read_sql("read/card_by_name_folded.sql"), {"name": folded_text(name), **FOLD_PARAMS})
     if not rows:
         raise UsageError(f"no card named {_shown(name)} in the warehouse")
     best = [r for r in rows if r[2] == rows[0][2]]

@@ -138,6 +138,8 @@ def test_card_lookup_errors(sample_warehouse, capsys):
     ("Case of the Shattered Pact", "Case of the Shattered Pact"),
     ("Bur\u00adning Masks", "Case of the Burning Masks"),  # pasted from a web page: a soft hyphen inside
     ("Case of the\u200b Filched Falcon", "Case of the Filched Falcon"),  # and a zero-width space
+    ("Case\u00a0of the Gorgon's Kiss", "Case of the Gorgon's Kiss"),  # a no-break space
+    ("\uff23\uff21\uff33\uff25 of the gorgon", "Case of the Gorgon's Kiss"),  # full-width letters
 ])
 def test_card_names_match_whatever_the_quotes_accents_and_case(sample_warehouse, capsys, name, expected):
     assert main(["--data-dir", str(sample_warehouse), "card", name]) == 0
