@@ -3,7 +3,9 @@
 Reads through ``reader.connect_read_only`` and closes the connection before returning; never
 syncs, never writes, never opens the network. It runs casefile's own queries only, so it changes
 no setting of DuckDB's: a notebook's own connection to the warehouse shares its database with the
-API's (DuckDB opens a file once per process), and must keep its settings.
+API's (DuckDB opens a file once per process), and must keep its settings. That database is the
+file as it was when it was first opened: while a notebook's connection stays open, a rebuild that
+puts a new file in its place is not seen, by it or by the API, until it is closed.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import duckdb
 import pandas as pd
 
 from .config import Settings, from_env
-from .errors import damaged_warehouse
+from .errors import NoWarehouse, damaged_warehouse
 from .reader import connect_read_only
 from .resources import read_sql
 
@@ -34,6 +36,10 @@ def _frame(settings: Settings, *statements: str) -> pd.DataFrame:
         for statement in statements[:-1]:
             con.execute(statement)
         return con.execute(statements[-1]).fetchdf()
+    except duckdb.CatalogException as exc:  # a DuckDB file with some of casefile's tables only
+        first = str(exc).strip().splitlines()[0]
+        raise NoWarehouse(f"the warehouse {settings.warehouse_path} lacks casefile's tables ({first}): "
+                          "`casefile sync` or `casefile rebuild` makes them") from None
     except duckdb.Error as exc:
         damaged = damaged_warehouse(exc)
         if damaged is None:
@@ -54,7 +60,7 @@ def rulings(data_dir: str | Path | None = None) -> pd.DataFrame:
     or its file is damaged.
     """
     return _frame(_settings(data_dir), read_sql("export/rulings.sql"),
-                  "SELECT * FROM export_rulings ORDER BY ruling_id")
+                  "SELECT * FROM export_rulings ORDER BY ruling_id ASC")
 
 
 def cards(data_dir: str | Path | None = None) -> pd.DataFrame:
@@ -62,7 +68,8 @@ def cards(data_dir: str | Path | None = None) -> pd.DataFrame:
 
     Columns: ``oracle_id``, ``name``, ``mana_cost``, ``cmc``, ``colors``, ``color_identity``,
     ``type_line``, ``oracle_text``, ``layout``, then ``printings`` (rows of ``printing``, every
-    language), ``languages`` and ``sets`` (sorted lists) and ``rulings`` (how many apply to it).
+    language), ``languages`` and ``sets`` (sorted, as numpy arrays, the form pandas gives DuckDB's
+    lists) and ``rulings`` (how many apply to it).
     ``data_dir`` as for ``rulings()``.
     """
     return _frame(_settings(data_dir), read_sql("api/cards.sql"))

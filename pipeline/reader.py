@@ -13,7 +13,8 @@ from typing import Iterator
 
 import duckdb
 
-from .errors import CasefileError, NoWarehouse, TryAgainLater, UsageError, damaged_warehouse, unopenable_warehouse
+from .errors import (CasefileError, ConfigError, NoWarehouse, TryAgainLater, UsageError, damaged_warehouse,
+                     unopenable_warehouse)
 from .resources import read_sql
 
 
@@ -41,6 +42,10 @@ def connect_read_only(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnect
             con = duckdb.connect(str(path), read_only=True)
             break
         except duckdb.Error as exc:
+            if isinstance(exc, duckdb.ConnectionException) and "different configuration" in str(exc):
+                raise ConfigError(f"the warehouse {path} is open in this process with another configuration "
+                                  "(a connection of your own opened it with a config): close that connection, "
+                                  "or open it with none") from None
             if not isinstance(exc, duckdb.IOException) and damaged_warehouse(exc) is None:
                 raise
             text = str(exc).lower()
@@ -49,8 +54,12 @@ def connect_read_only(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnect
             if time.monotonic() >= deadline:
                 raise TryAgainLater(f"the warehouse {path} is busy (a sync is writing it); try again in a moment") from None
             time.sleep(0.1)
-    # DuckDB's own bar would print into the command's output while a long listing streams out.
-    con.execute("SET enable_progress_bar = false")
+    # DuckDB's own bar would print into the command's output while a long listing streams out. A
+    # notebook's connection that locked the configuration of the database it shares keeps its own.
+    try:
+        con.execute("SET enable_progress_bar = false")
+    except duckdb.InvalidInputException:
+        pass
     # A DuckDB file without casefile's tables (`duckdb FILE` run before the first sync makes one)
     # is no warehouse yet, as no file is: not a failing query of the command that reads it.
     if not con.execute(read_sql("read/has_table.sql"), {"name": "sync_run"}).fetchone()[0]:  # every load writes it

@@ -90,3 +90,42 @@ def test_a_damaged_warehouse_raises_a_config_error_that_says_rebuild(warehouse_c
         fh.truncate(db.stat().st_size // 2)
     with pytest.raises(ConfigError, match="the warehouse file is damaged: `casefile rebuild`"):
         api.rulings(data)
+
+
+def test_a_notebook_s_default_order_and_locked_configuration_change_nothing(warehouse_copy):
+    """A notebook's own connection shares its database's settings with the API's: with
+    `SET GLOBAL default_order = 'DESC'` the cards came in reverse order, their languages too; with
+    the configuration locked, the API's first statement failed with DuckDB's error."""
+    data = warehouse_copy()
+    before = api.cards(data), api.rulings(data)
+    mine = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"), read_only=True)
+    try:
+        mine.execute("SET GLOBAL default_order = 'DESC'")
+        mine.execute("SET lock_configuration = true")
+        cards, rulings = api.cards(data), api.rulings(data)
+    finally:
+        mine.close()
+    assert list(cards.name) == list(before[0].name) == sorted(cards.name)
+    assert [list(x) for x in cards.languages] == [sorted(x) for x in cards.languages]
+    assert list(rulings.ruling_id) == sorted(rulings.ruling_id) == list(before[1].ruling_id)
+
+
+def test_a_file_with_some_of_casefile_s_tables_raises_a_config_error(data_dir):
+    """A DuckDB file holding a sync_run table and nothing else (made here): DuckDB's CatalogException
+    came out of the API."""
+    (data_dir / "warehouse").mkdir()
+    con = duckdb.connect(str(data_dir / "warehouse" / "casefile.duckdb"))
+    con.execute("CREATE TABLE sync_run (x INTEGER)")
+    con.close()
+    with pytest.raises(ConfigError, match="lacks casefile's tables"):
+        api.rulings(data_dir)
+
+
+def test_a_warehouse_a_notebook_opened_with_another_configuration_raises_a_config_error(warehouse_copy):
+    data = warehouse_copy()
+    mine = duckdb.connect(str(data / "warehouse" / "casefile.duckdb"), read_only=True, config={"threads": 1})
+    try:
+        with pytest.raises(ConfigError, match="open in this process with another configuration"):
+            api.cards(data)
+    finally:
+        mine.close()
