@@ -65,6 +65,8 @@ class Plan:
     # sightings of a bulk view (its place) that name a deleted rulings file, to the kept one:
     # {"doc_id", "to_doc_id", "place"}
     sighting_moves: list[dict] = field(default_factory=list)
+    # the manifest of each complete run, by run id, as the plan read them
+    manifests: dict[str, list[DocEntry]] = field(default_factory=dict)
 
     @property
     def doomed(self) -> list[RunInfo]:
@@ -131,7 +133,7 @@ def plan(runs: list[RunInfo], now: datetime, keep_days: int, loaded: set[str] | 
             decisions.append(Decision(run, False, "superseded" if run.complete else run.status))
     manifests = {d.run.run_id: read_manifest(d.run, include_quarantined=True) for d in decisions if d.run.complete}
     moves = _moves(decisions, manifests)
-    return Plan(decisions, moves, _sighting_moves(decisions, manifests))
+    return Plan(decisions, moves, _sighting_moves(decisions, manifests), manifests)
 
 
 def _moves(decisions: list[Decision], manifests: dict[str, list[DocEntry]]) -> list[dict]:
@@ -185,15 +187,13 @@ def _refuse_to_delete_the_only_intact_copy(decided: Plan) -> None:
     runs = {d.run.run_id: d.run for d in decided.decisions if d.run.complete}
     doomed: dict[str, list[tuple[RunInfo, DocEntry]]] = {}
     for run in decided.doomed:
-        if run.complete:
-            for entry in read_manifest(run, include_quarantined=True):
-                doomed.setdefault(entry.doc_id, []).append((run, entry))
+        for entry in decided.manifests.get(run.run_id, ()):
+            doomed.setdefault(entry.doc_id, []).append((run, entry))
     for move in decided.moves:
         run_id, _, path = move["path"].partition("/")
         kept_run = runs.get(run_id)
-        kept = next((e for e in read_manifest(kept_run, include_quarantined=True) if e.path == path), None) \
-            if kept_run is not None else None
-        if kept is None or move["doc_id"] not in doomed:
+        kept = next((e for e in decided.manifests.get(run_id, ()) if e.path == path), None)
+        if kept_run is None or kept is None or move["doc_id"] not in doomed:
             continue
         others = [(run, entry) for run, entry in doomed[move["doc_id"]]
                   if not _same_file(kept_run.path / kept.path, run.path / entry.path)]
