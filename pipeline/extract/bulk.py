@@ -17,7 +17,6 @@ import json
 import logging
 import math
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from ..config import redact_url, url_problem
 from ..errors import CasefileError, SourceDataError, EXIT_UNAVAILABLE
