@@ -65,6 +65,18 @@ def test_the_page_copy_that_lost_its_symbol_is_attached_and_flagged(sample_wareh
     assert "cost less to cast" in seen and "cost {1} less to cast" in ruling
 
 
+def test_a_ruling_served_with_a_trailing_space_is_stored_tidied_and_seen_as_served(sample_warehouse):
+    # Scryfall serves the "meaning of solved" ruling with a space at its end; the ruling's text is
+    # tidied, the API's sightings keep the text as served.
+    seen = rows(sample_warehouse, """
+        SELECT DISTINCT r.text, s.text_as_seen FROM ruling r JOIN ruling_sighting s USING (ruling_id)
+        WHERE s.origin = 'scryfall-api' AND s.text_as_seen LIKE '% '""")
+    assert seen, "the sample's API rulings hold a text served with a trailing space"
+    # (a ruling whose best copy has curly quotes is seen with straight ones on some cards)
+    assert any(text == as_seen.rstrip() for text, as_seen in seen), seen
+    assert rows(sample_warehouse, "SELECT count(*) FROM ruling WHERE text <> trim(text)") == [(0,)]
+
+
 def test_wiki_rulings_attach_to_wotc_rulings_or_stand_as_mtgwiki(sample_warehouse):
     wiki = rows(sample_warehouse, """
         SELECT r.source, r.published_at, r.text FROM ruling_sighting s JOIN ruling r USING (ruling_id)
