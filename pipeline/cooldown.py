@@ -50,12 +50,26 @@ def _write(path: Path, url: str, wait_s: float, until: float) -> None:
 
 
 def read(path: Path) -> dict | None:
+    """The cool-down kept in ``path``, or None: none kept, or a file that cannot be read or is not
+    one (a warning says so: a pause it held is then not kept)."""
+    body, problem = read_checked(path)
+    if problem:
+        log.warning("%s", problem)
+    return body
+
+
+def read_checked(path: Path) -> tuple[dict | None, str | None]:
+    """``read`` without the warning: the cool-down or None, and what is wrong with the file, if
+    anything (doctor reports it as a finding)."""
     try:
         body = json.loads(Path(path).read_text("utf-8"))
         float(body["until_epoch"])
-        return body
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+        return body, None
+    except FileNotFoundError:
+        return None, None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"not a cool-down: {exc!r}"
+        return None, f"the cool-down file {path} cannot be read ({why}); a 429's pause it may hold is not kept"
 
 
 def check(path: Path, now: float | None = None, reanchor: bool = True) -> None:

@@ -62,7 +62,9 @@ def _lock_and_cooldown(settings: Settings) -> list[Finding]:
         found.append(Finding("fail", "lock", str(exc), exc.exit_code))
     else:
         found.append(Finding("ok", "lock", "no sync is running" if pid is None else f"a sync is running (pid {pid})"))
-    body = cooldown.read(settings.cooldown_path)
+    body, problem = cooldown.read_checked(settings.cooldown_path)
+    if problem:
+        found.append(Finding("warn", "cool-down", f"{problem}; the next 429 writes it again"))
     if body:
         try:
             cooldown.check(settings.cooldown_path, reanchor=False)

@@ -117,21 +117,32 @@ def check_target(out: Path) -> None:
             if not folder.is_dir():
                 raise UsageError(f"--out {out}: {folder} is a file, not a folder")
             break
-    if out.is_dir() and any(out.iterdir()) and not is_export(out):
+    try:
+        ours = not out.is_dir() or not any(out.iterdir()) or is_export(out, strict=True)
+    except OSError as exc:  # a manifest.json that may not be read: not known to be an export
+        raise UsageError(f"--out {out}: cannot read {exc.filename or out} ({exc.strerror or exc}), "
+                         "so it is not known to hold a casefile export") from None
+    if not ours:
         raise UsageError(f"--out {out}: the folder holds files that are not a casefile export; "
                          "choose a new folder (an export replaces the whole folder)")
 
 
-def is_export(folder: Path) -> bool:
+def is_export(folder: Path, strict: bool = False) -> bool:
     """Whether ``folder`` holds a casefile export and nothing else: a manifest.json of ours and the
-    files it names. A file added to an export (a LICENSE, notes) would be lost with the folder."""
+    files it names. A file added to an export (a LICENSE, notes) would be lost with the folder.
+    With ``strict``, a folder or manifest that exists but cannot be read raises its OSError
+    instead of counting as no export."""
     try:
         manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
         if not isinstance(manifest, dict) or manifest.get("generator") != GENERATOR:
             return False
         names = {entry["name"] for entry in manifest["files"]} | {"manifest.json"}
         return all(path.name in names for path in folder.iterdir())
-    except (OSError, ValueError, KeyError, TypeError):
+    except (FileNotFoundError, NotADirectoryError, ValueError, KeyError, TypeError):
+        return False
+    except OSError:
+        if strict:
+            raise
         return False
 
 

@@ -29,7 +29,8 @@ from .normalize.scryfall import search_page
 from .normalize.duck import SqlPathUnavailable
 from .normalize.lines import prune_cache
 from .stop import ABORTED_MESSAGE
-from .load.warehouse import defer_compaction, describe_failures, load_run, open_writer, replace_file, run_checks
+from .load.warehouse import (checkpoint, defer_compaction, describe_failures, load_run, open_writer, replace_file,
+                             run_checks)
 from .lock import SyncLock
 from .lost import SHOWN, advice, lost_document_copies, lost_runs, read_loaded
 from .rawstore import EarlierPages, RawStore, RunInfo, document_problem, mark_rejected, read_manifest, read_run
@@ -498,6 +499,25 @@ def ingest_rules(settings: Settings, source: str, lock_held: bool = False) -> Lo
         return next(r for r in results if r.run_id == writer.run_id)
 
 
+def _read_old_warehouse(settings: Settings, read, warn: bool = True):
+    """``read(con)`` of the warehouse a rebuild is to replace, or None when it cannot be read
+    (damaged, no casefile tables, locked): logged when ``warn``, as the rebuild then cannot say
+    which runs' content it drops."""
+    from .reader import open_reader
+
+    try:
+        con = open_reader(settings.warehouse_path, settings.reader_wait_s)
+        try:
+            return read(con)
+        finally:
+            con.close()
+    except (CasefileError, duckdb.Error) as exc:
+        if warn:
+            log.warning("rebuild: the old warehouse %s cannot be read (%s); which runs it was loaded from is not "
+                        "known, nor what the rebuild leaves out", settings.warehouse_path, str(exc).splitlines()[0])
+        return None
+
+
 def _refuse_to_empty(settings: Settings, store: RawStore) -> None:
     """A raw store without a complete run (a mount that failed, another --data-dir, a cache not
     restored) would rebuild a warehouse that holds runs into an empty one: refused (78) unless
@@ -505,18 +525,7 @@ def _refuse_to_empty(settings: Settings, store: RawStore) -> None:
     refuse: a rebuild is how it is made again."""
     if store.complete_runs() or not settings.warehouse_path.exists():
         return
-    from .reader import open_reader
-
-    try:
-        con = open_reader(settings.warehouse_path, settings.reader_wait_s)
-    except CasefileError:  # damaged, or no casefile tables
-        return
-    try:
-        held = len(loaded_runs(con))
-    except duckdb.Error:
-        return
-    finally:
-        con.close()
+    held = _read_old_warehouse(settings, lambda con: len(loaded_runs(con)), warn=False)  # _left_out warns
     if held:
         raise ConfigError(f"the raw store {settings.raw_dir} holds no complete run, while the warehouse holds "
                           f"{held} loaded run(s): a rebuild would empty it. Check the data folder (--data-dir, "
@@ -531,18 +540,7 @@ def _left_out(settings: Settings, store: RawStore) -> list[str]:
     leaves what they held out, as a load refuses to. Nothing when the warehouse cannot be read."""
     if not settings.warehouse_path.exists():
         return []
-    from .reader import open_reader
-
-    try:
-        con = open_reader(settings.warehouse_path, settings.reader_wait_s)
-    except CasefileError:
-        return []
-    try:
-        lost = lost_runs(read_loaded(con), store.runs())
-    except duckdb.Error:
-        return []
-    finally:
-        con.close()
+    lost = _read_old_warehouse(settings, lambda con: lost_runs(read_loaded(con), store.runs())) or []
     if lost:
         log.warning("rebuild: the old warehouse was loaded from %d run(s) that %s does not hold as complete runs; "
                     "what they held is left out: %s", len(lost), settings.raw_dir,
@@ -613,7 +611,7 @@ def rebuild(settings: Settings, progress=None, left_out: list[str] | None = None
                         if progress is not None:
                             progress("runs rebuilt", unit=" run", total=len(runs))
                     with timing.phase("checkpoint"):
-                        con.execute("CHECKPOINT")
+                        checkpoint(con)
                 finally:
                     with timing.phase("close"):
                         con.close()

@@ -365,6 +365,16 @@ def test_doctor_fails_a_damaged_block_of_a_table_no_check_reads(synced, capsys):
                                             "data/raw/ (Corrupt database file: computed checksum")
 
 
+def test_doctor_warns_of_a_cool_down_file_that_cannot_be_read(synced, capsys):
+    (synced / "cooldown.json").write_text('{"until_epoch": 1')  # cut short
+    assert main(["--data-dir", str(synced), "doctor", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    [finding] = [f for f in json.loads(captured.out) if f["area"] == "cool-down"]
+    assert finding["level"] == "warn" and finding["finding"].startswith(
+        f"the cool-down file {synced / 'cooldown.json'} cannot be read (not a cool-down: JSONDecodeError")
+    assert "cooldown" not in captured.err  # said once, as a finding
+
+
 def test_doctor_fails_a_warehouse_no_writer_may_write(synced, capsys, monkeypatch):
     """The warehouse folder made read-only (a read-only mount, `chmod 555`): every sync exits 78,
     and doctor said the next sync loads the runs, with exit 0."""
@@ -479,7 +489,9 @@ def test_a_damaged_warehouse_says_rebuild_and_a_rebuild_mends_it(synced, capsys)
         assert main(["--data-dir", str(synced), *command]) == 78, command
         err = capsys.readouterr().err
         assert "cannot open the warehouse" in err and "`casefile rebuild`" in err and "Traceback" not in err
-    assert main(["--data-dir", str(synced), "-q", "rebuild"]) == 0
+    assert main(["--data-dir", str(synced), "rebuild"]) == 0
+    # which runs the old file held is not known: the rebuild says so, once
+    assert capsys.readouterr().err.count(f"the old warehouse {db} cannot be read") == 1
     assert main(["--data-dir", str(synced), "sql", "SELECT count(*) FROM card", "--format", "csv"]) == 0
     assert capsys.readouterr().out.endswith("count_star()\n15\n")
 

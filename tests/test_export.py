@@ -236,6 +236,27 @@ def test_a_folder_that_is_not_an_export_is_never_replaced(sample_data_dir, tmp_p
     assert files_of(out) == {"notes.txt": b"keep me"}
 
 
+def test_an_export_whose_manifest_cannot_be_read_is_not_replaced_and_the_error_says_why(sample_data_dir, tmp_path,
+                                                                                         capsys, monkeypatch):
+    # (the tests run as root, whom permissions do not stop: the refusal is made by hand)
+    out = tmp_path / "export"
+    export_rulings(warehouse_of(sample_data_dir), out, "csv")
+    before = files_of(out)
+    real_read_text = Path.read_text
+
+    def refused(self, *args, **kwargs):
+        if self == out / "manifest.json":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", refused)
+    assert run_export(sample_data_dir, out, "--format", "jsonl") == 2
+    err = capsys.readouterr().err
+    assert f"cannot read {out / 'manifest.json'} (Permission denied)" in err and "not a casefile export" not in err
+    monkeypatch.undo()
+    assert files_of(out) == before
+
+
 @pytest.mark.parametrize("added", ["LICENSE", "extra/notes.txt"])
 def test_an_export_with_files_added_to_it_is_not_replaced(sample_data_dir, tmp_path, capsys, added):
     out = tmp_path / "export"

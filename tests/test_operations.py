@@ -1,6 +1,7 @@
 """Unattended operation: one sync at a time, change history, no-change runs, cool-down, doctor."""
 
 import json
+import logging
 import re
 import shutil
 import signal
@@ -430,6 +431,21 @@ def test_a_clock_set_back_does_not_stretch_a_cool_down_beyond_the_wait_asked(tmp
     with pytest.raises(RateLimited):
         cooldown.check(path, now=2_000_000 - 86_400, reanchor=False)
     assert path.read_bytes() == written
+
+
+@pytest.mark.parametrize("body", ["{\"until_epoch\": 1.0e15, \"until\"", "[]", "{\"until\": \"soon\"}"])
+def test_a_cool_down_file_that_is_no_cool_down_is_warned_of_and_replaced_by_the_next_429(tmp_path, caplog, body):
+    from pipeline import cooldown
+
+    path = tmp_path / "cooldown.json"
+    path.write_text(body)  # cut short by a crash of the system, or edited by hand
+    with caplog.at_level(logging.WARNING, logger="pipeline.cooldown"):
+        cooldown.check(path, now=1_000_000)  # not known to hold a pause: the run goes on
+    assert [r.getMessage() for r in caplog.records if "cannot be read" in r.getMessage()] != []
+    assert str(path) in caplog.text
+    assert cooldown.read(tmp_path / "none.json") is None and "none.json" not in caplog.text  # none kept: no warning
+    cooldown.remember(path, "https://api.scryfall.com/cards/search", 600, now=1_000_000)
+    assert json.loads(path.read_text())["until_epoch"] == 1_000_600
 
 
 def test_doctor_reports_a_tampered_raw_file_and_a_broken_check(data_dir, capsys):

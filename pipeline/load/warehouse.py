@@ -57,11 +57,10 @@ def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = N
         why = "it is not a folder" if path.parent.exists() and not path.parent.is_dir() else exc.strerror or str(exc)
         raise ConfigError(f"cannot use the warehouse folder {path.parent}: {why}") from None
     deadline = time.monotonic() + wait_s
-    quoted = str(path).replace("'", "''")
     while True:
         con = duckdb.connect()
         try:
-            con.execute(f"ATTACH '{quoted}' AS warehouse (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+            con.execute(f"ATTACH ? AS warehouse (ROW_GROUP_SIZE {ROW_GROUP_SIZE})", [str(path)])
             con.execute("USE warehouse")
             break
         except duckdb.Error as exc:
@@ -75,7 +74,7 @@ def open_writer(path: Path, wait_s: float = 0.0, memory_limit_mb: int | None = N
             time.sleep(0.2)
     con.execute("SET enable_progress_bar = false")  # casefile prints its own progress, on terminals only
     if memory_limit_mb:
-        con.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
+        con.execute("SET memory_limit = ?", [f"{int(memory_limit_mb)}MB"])
         con.execute("SET temp_directory = ?", [str(path.parent / ".tmp")])
     apply_schema(con)
     _fill_derived_tables(con)
@@ -103,6 +102,11 @@ def defer_compaction(con: duckdb.DuckDBPyConnection, builds: list[str], every: i
         log.debug("DuckDB has no max_vacuum_tasks; the checkpoint compacts")
         return False
     return True
+
+
+def checkpoint(con: duckdb.DuckDBPyConnection) -> None:
+    """Write the WAL into the file now (a rebuild does, before its file replaces the warehouse)."""
+    con.execute("CHECKPOINT")
 
 
 def rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -236,7 +240,7 @@ def _stage(con: duckdb.DuckDBPyConnection, table: str, frame: Rows,
         # a column of lists that are empty in every sampled row reads as a list of NULL and fails
         # on the first non-empty one (ruling_sighting.flags, set on a few sightings of thousands).
         # Every row is looked at instead.
-        con.execute(f"SET pandas_analyze_sample = {int(len(frame))}")
+        con.execute("SET pandas_analyze_sample = ?", [len(frame)])
         con.register("incoming", frame)
         # No cleanup on failure: the transaction is then aborted, and any statement would raise
         # again and hide the error (out of memory, say); the connection is rolled back or closed.

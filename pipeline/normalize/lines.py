@@ -108,7 +108,7 @@ def save_table(con: duckdb.DuckDBPyConnection, source: str, target: Path, params
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(3)}")
     try:
-        con.execute(f"COPY {source} TO {_quoted(partial)} (FORMAT parquet)", params)
+        con.execute(f"COPY {source} TO $save_target (FORMAT parquet)", {**(params or {}), "save_target": str(partial)})
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)
@@ -266,7 +266,7 @@ def stage_lines(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path, str
                 con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM {scans.kept[cached]}")
             elif materialize:
                 load_table(con, table, cached)
-            else:  # read once or twice: a view over the file
+            else:  # read once or twice: a view over the file (a view's statement takes no parameters)
                 con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM read_parquet({_quoted(cached)})")
         return all(_usable(con, table) for table, _, _, _ in files)
     finally:
