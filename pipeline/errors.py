@@ -6,6 +6,8 @@ source (65) from an unreachable one (69) from "try again later" (75).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 EXIT_OK = 0
 EXIT_BUG = 1
 EXIT_USAGE = 2
@@ -139,7 +141,9 @@ def unopenable_warehouse(path, exc: Exception, writer: bool = True) -> ConfigErr
     what to do: the raw store holds everything the warehouse is made of. ``writer``: whether the
     open was a writer's (a sync, a rebuild) or a reader's (sql, search, export)."""
     first = str(exc).strip().splitlines()[0].rstrip(".!") if str(exc).strip() else exc.__class__.__name__
-    if any(words in first for words in _REFUSED):  # not damage: a rebuild could not write either
+    if Path(path).is_dir():  # nothing a rebuild could mend: it would have to replace the folder
+        return warehouse_is_a_folder(path)
+    if any(words in first for words in _OPEN_REFUSED):  # not damage: a rebuild could not write either
         if not writer:
             return ConfigError(f"cannot open the warehouse {path}: {first}. Make the file readable by this user "
                                "(the permissions of the file and its folder).")
@@ -149,8 +153,14 @@ def unopenable_warehouse(path, exc: Exception, writer: bool = True) -> ConfigErr
                        "If the file is damaged, `casefile rebuild` makes it again from data/raw/.")
 
 
+def warehouse_is_a_folder(path) -> ConfigError:
+    return ConfigError(f"the warehouse {path} is a folder, not a DuckDB file: move it away (or set "
+                       "--data-dir to the data folder that holds the warehouse); the next sync or rebuild makes "
+                       "the file there")
+
+
 # What the system says (strerror, in DuckDB's message) of a file it does not let a writer open.
-_REFUSED = ("Read-only file system", "Permission denied")
+_OPEN_REFUSED = ("Read-only file system", "Permission denied")
 
 
 # What DuckDB says of a warehouse file that is damaged where it reads it (on opening it, or in a

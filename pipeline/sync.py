@@ -22,7 +22,7 @@ from .build import (RULES_ORIGIN, build_state, build_state_sql, current_runs, do
                     refuse_empty_bulk_files, run_origins, run_row)
 from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings, redact_url
 from .errors import (Aborted, CasefileError, ChecksFailed, ConfigError, Interrupted, ParseError,
-                     QueryMatchesNothing, SourceDataError, UsageError, printable)
+                     QueryMatchesNothing, SourceDataError, UsageError, printable, warehouse_is_a_folder)
 from .failpoints import failpoint
 from .normalize import query as query_filter
 from .normalize.scryfall import search_page
@@ -582,6 +582,8 @@ def rebuild(settings: Settings, progress=None, left_out: list[str] | None = None
                 raise SourceDataError(f"run {damaged[0].run_id}: {damaged[0].damaged}; a rebuild would leave it "
                                       f"out: repair its run.json or remove the folder ({len(damaged)} such run(s))")
             target = settings.warehouse_path
+            if target.is_dir():  # the new file could not be renamed over it
+                raise warehouse_is_a_folder(target)
             if not allow_empty:
                 _refuse_to_empty(settings, store)
             missing = _left_out(settings, store)

@@ -496,6 +496,18 @@ def test_a_damaged_warehouse_says_rebuild_and_a_rebuild_mends_it(synced, capsys)
     assert capsys.readouterr().out.endswith("count_star()\n15\n")
 
 
+def test_a_folder_where_the_warehouse_file_goes_is_named_by_every_command_and_not_sent_to_a_rebuild(tmp_path, capsys):
+    # a rebuild could not replace a folder: it failed with a traceback (1), while the other commands
+    # told the user to run it
+    (tmp_path / "warehouse" / "casefile.duckdb").mkdir(parents=True)
+    for command in (["sync", "--offline"], ["rebuild"], ["status"], ["sql", "SELECT 1"], ["search", "case"]):
+        assert main(["--data-dir", str(tmp_path), *command]) == 78, command
+        err = capsys.readouterr().err
+        assert f"the warehouse {tmp_path / 'warehouse' / 'casefile.duckdb'} is a folder, not a DuckDB file" in err
+        assert "`casefile rebuild`" not in err and "Traceback" not in err, command
+    assert [p.name for p in (tmp_path / "warehouse").iterdir()] == ["casefile.duckdb"]
+
+
 def test_a_warehouse_cut_short_says_rebuild_and_the_run_it_fetched_is_loaded_by_the_rebuild(synced, capsys):
     """The warehouse of the bundled sample cut to half its size (made here, as a copy or a disk
     that lost its end leaves it): DuckDB opens it and fails when a query reaches the lost part.
