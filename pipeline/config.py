@@ -266,40 +266,43 @@ def check_http_url(url: str, what: str, base: bool = False) -> str:
 
 
 def validate(settings: Settings) -> Settings:
-    api_url = check_http_url(settings.api_url, "the API URL", base=True)
-    sites = {name: check_http_url(getattr(settings, name), name, base=True)
+    api_url = check_http_url(settings.api_url, "the API URL (CASEFILE_API_URL or --api-url)", base=True)
+    sites = {name: check_http_url(getattr(settings, name), _named(name), base=True)
              for name in ("wiki_url", "listeblanche_url", "scryfall_web_url")}
     if settings.wiki_page:
-        sites["wiki_page"] = check_http_url(settings.wiki_page, "the wiki page")
+        sites["wiki_page"] = check_http_url(settings.wiki_page, f"the wiki page ({_named('wiki_page')} or --wiki-page)")
     floors = {"search_interval_s": SEARCH_INTERVAL_S, "api_interval_s": API_INTERVAL_S,
               "page_interval_s": PAGE_INTERVAL_S}
     for name, floor in floors.items():
         if getattr(settings, name) < floor:
-            raise ConfigError(f"{name} may not be below {floor} s (the sources' published limits)")
+            raise ConfigError(f"{_named(name)} may not be below {floor} s (the sources' published limits)")
     if settings.max_attempts < 1:
-        raise ConfigError("max_attempts must be at least 1")
+        raise ConfigError(f"{_named('max_attempts')} must be at least 1, got {settings.max_attempts}")
     if settings.retry_after_min_s < 0 or settings.retry_after_max_s < settings.retry_after_min_s:
-        raise ConfigError("retry-after bounds must satisfy 0 <= min <= max")
-    if settings.max_bytes < 1024 or settings.max_bulk_bytes < 1024:
-        raise ConfigError("max_bytes and max_bulk_bytes must be at least 1024")
+        raise ConfigError(f"{_named('retry_after_min_s')} may not be negative nor over {_named('retry_after_max_s')} "
+                          f"(got {settings.retry_after_min_s:g} and {settings.retry_after_max_s:g})")
+    for name in ("max_bytes", "max_bulk_bytes"):
+        if getattr(settings, name) < 1024:
+            raise ConfigError(f"{_named(name)} must be at least 1024, got {getattr(settings, name)}")
     for name in ("connect_timeout_s", "read_timeout_s", "backoff_base_s", "backoff_max_s", "reader_wait_s",
                  "max_crawl_delay_s"):
         if getattr(settings, name) < 0:
-            raise ConfigError(f"{name} may not be negative")
+            raise ConfigError(f"{_named(name)} may not be negative")
     for name in ("connect_timeout_s", "read_timeout_s"):
         if getattr(settings, name) == 0:
-            raise ConfigError(f"{name} must be more than 0 s")
+            raise ConfigError(f"{_named(name)} must be more than 0 s")
     for name in ("search_interval_s", "api_interval_s", "page_interval_s", "connect_timeout_s", "read_timeout_s",
                  "backoff_base_s", "backoff_max_s", "retry_after_min_s", "retry_after_max_s", "reader_wait_s",
                  "max_crawl_delay_s"):
         if getattr(settings, name) > MAX_WAIT_S:
-            raise ConfigError(f"{name} may not be over {MAX_WAIT_S:.0f} s (a day)")
+            raise ConfigError(f"{_named(name)} may not be over {MAX_WAIT_S:.0f} s (a day)")
     if settings.memory_limit_mb and settings.memory_limit_mb < MIN_MEMORY_LIMIT_MB:
-        raise ConfigError(f"memory_limit_mb must be 0 (DuckDB's own default) or at least {MIN_MEMORY_LIMIT_MB}")
+        raise ConfigError(f"{_named('memory_limit_mb')} must be 0 (DuckDB's own default) or at least "
+                          f"{MIN_MEMORY_LIMIT_MB}")
     if settings.memory_limit_mb > MAX_MEMORY_LIMIT_MB:
-        raise ConfigError(f"memory_limit_mb may not be over {MAX_MEMORY_LIMIT_MB} (16 TiB)")
+        raise ConfigError(f"{_named('memory_limit_mb')} may not be over {MAX_MEMORY_LIMIT_MB} (16 TiB)")
     if settings.compact_every < 1:
-        raise ConfigError("compact_every must be at least 1 (1: every sync compacts)")
+        raise ConfigError(f"{_named('compact_every')} must be at least 1 (1: every sync compacts)")
     try:
         data_dir = expand_home(settings.data_dir)
     except UsageError:
@@ -319,7 +322,8 @@ def validate(settings: Settings) -> Settings:
         raise ConfigError(f"cannot use the data folder {data_dir}: "
                           + ("it is not a folder" if existing == data_dir else f"{existing} is not a folder"))
     if settings.contact and any(unicodedata.category(c) == "Cc" for c in settings.contact):
-        raise ConfigError("the contact may not hold control characters (it goes into a request header)")
+        raise ConfigError("the contact (CASEFILE_CONTACT) may not hold control characters (it goes into a request "
+                          "header)")
     beyond_latin_1 = [c for c in settings.contact or "" if ord(c) > 255]
     if beyond_latin_1:
         raise ConfigError(f"the contact (CASEFILE_CONTACT) goes into the User-Agent header, which carries "
@@ -340,6 +344,26 @@ def _env_float(env, name: str) -> float | None:
     return number
 
 
+# The settings a user sets, by the environment variable that sets each (CASEFILE_API_URL, the
+# data folder and the log format are read apart): validate's messages name the variable.
+URL_VARS = {"wiki_url": "CASEFILE_WIKI_URL", "listeblanche_url": "CASEFILE_LISTEBLANCHE_URL",
+            "scryfall_web_url": "CASEFILE_SCRYFALL_WEB_URL", "wiki_page": "CASEFILE_WIKI_PAGE"}
+NUMBER_VARS = {"retry_after_min_s": "CASEFILE_RETRY_AFTER_MIN", "retry_after_max_s": "CASEFILE_RETRY_AFTER_MAX",
+               "backoff_base_s": "CASEFILE_BACKOFF_BASE", "backoff_max_s": "CASEFILE_BACKOFF_MAX",
+               "read_timeout_s": "CASEFILE_READ_TIMEOUT", "connect_timeout_s": "CASEFILE_CONNECT_TIMEOUT",
+               "reader_wait_s": "CASEFILE_READER_WAIT", "max_crawl_delay_s": "CASEFILE_MAX_CRAWL_DELAY"}
+COUNT_VARS = {"max_attempts": "CASEFILE_MAX_ATTEMPTS", "max_bytes": "CASEFILE_MAX_BYTES",
+              "max_bulk_bytes": "CASEFILE_MAX_BULK_BYTES", "memory_limit_mb": "CASEFILE_MEMORY_LIMIT_MB",
+              "compact_every": "CASEFILE_COMPACT_EVERY"}
+_VARS = {**URL_VARS, **NUMBER_VARS, **COUNT_VARS}
+
+
+def _named(field_name: str) -> str:
+    """A setting as a message names it: its environment variable, or the field of ``Settings``
+    for the ones no variable sets (the pacing intervals)."""
+    return _VARS.get(field_name, field_name)
+
+
 def from_env(env=None, data_dir: Path | None = None) -> Settings:
     """Settings from CASEFILE_* environment variables over the defaults; ``data_dir`` (the
     --data-dir option) over CASEFILE_DATA_DIR."""
@@ -347,27 +371,16 @@ def from_env(env=None, data_dir: Path | None = None) -> Settings:
     values: dict = {"data_dir": Path(data_dir or env.get("CASEFILE_DATA_DIR") or default_data_dir(env))}
     if env.get("CASEFILE_API_URL"):
         values["api_url"] = env["CASEFILE_API_URL"]
-    for field_name, var in [("wiki_url", "CASEFILE_WIKI_URL"), ("listeblanche_url", "CASEFILE_LISTEBLANCHE_URL"),
-                            ("scryfall_web_url", "CASEFILE_SCRYFALL_WEB_URL"), ("wiki_page", "CASEFILE_WIKI_PAGE")]:
+    for field_name, var in URL_VARS.items():
         if env.get(var):
             values[field_name] = env[var]
     if env.get("CASEFILE_CONTACT"):
         values["contact"] = env["CASEFILE_CONTACT"]
-    for field_name, var in [("retry_after_min_s", "CASEFILE_RETRY_AFTER_MIN"),
-                            ("retry_after_max_s", "CASEFILE_RETRY_AFTER_MAX"),
-                            ("backoff_base_s", "CASEFILE_BACKOFF_BASE"),
-                            ("backoff_max_s", "CASEFILE_BACKOFF_MAX"),
-                            ("read_timeout_s", "CASEFILE_READ_TIMEOUT"),
-                            ("connect_timeout_s", "CASEFILE_CONNECT_TIMEOUT"),
-                            ("reader_wait_s", "CASEFILE_READER_WAIT"),
-                            ("max_crawl_delay_s", "CASEFILE_MAX_CRAWL_DELAY")]:
+    for field_name, var in NUMBER_VARS.items():
         number = _env_float(env, var)
         if number is not None:
             values[field_name] = number
-    for field_name, var in [("max_attempts", "CASEFILE_MAX_ATTEMPTS"), ("max_bytes", "CASEFILE_MAX_BYTES"),
-                            ("max_bulk_bytes", "CASEFILE_MAX_BULK_BYTES"),
-                            ("memory_limit_mb", "CASEFILE_MEMORY_LIMIT_MB"),
-                            ("compact_every", "CASEFILE_COMPACT_EVERY")]:
+    for field_name, var in COUNT_VARS.items():
         number = _env_float(env, var)
         if number is not None:
             if not number.is_integer():  # 2.7 attempts is a typo, not 2
