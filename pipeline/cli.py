@@ -85,6 +85,23 @@ class OutPath(click.Path):
         return super().convert(value, param, ctx)
 
 
+class OfflineRun(click.ParamType):
+    """``--offline``'s value: alone (``SAMPLE``), the bundled sample, given to ``sync`` as ``""``;
+    else a recorded run folder. An explicitly empty one (``--offline "$RUN"`` with RUN unset) is
+    refused, where it would quietly replay the sample. Not Text: a folder name may be any bytes."""
+
+    name = "run_dir"
+    SAMPLE = object()  # the flag's value: no argument string can be it
+
+    def convert(self, value, param, ctx):
+        if value is self.SAMPLE:
+            return ""
+        if isinstance(value, str) and not value:
+            self.fail("give a run folder, not an empty string (--offline alone replays the bundled sample)",
+                      param, ctx)
+        return value
+
+
 def format_option(default: str = "table", choices=FORMATS):
     return click.option("--format", "fmt", type=click.Choice(choices), default=default, show_default=True,
                         help="Output format of the rows.")
@@ -303,7 +320,8 @@ def _log_format_of_env() -> str:
 @click.option("--query", type=TEXT, default=None, help=f"Scryfall search query [default: {DEFAULT_QUERY}; offline: the recorded one].")
 @click.option("--api-url", type=TEXT, envvar="CASEFILE_API_URL", default=None,
               help="Base URL of a Scryfall-compatible API [env CASEFILE_API_URL; default https://api.scryfall.com].")
-@click.option("--offline", "offline", is_flag=False, flag_value="", default=None, metavar="[RUN_DIR]",
+@click.option("--offline", "offline", type=OfflineRun(), is_flag=False, flag_value=OfflineRun.SAMPLE, default=None,
+              metavar="[RUN_DIR]",
               help="Replay a recorded run instead of the network: the bundled sample, or RUN_DIR.")
 @click.option("--multilingual/--no-multilingual", default=None,
               help="Also fetch printings in other languages (Scryfall's include_multilingual).")

@@ -70,6 +70,22 @@ def test_an_empty_query_is_a_usage_error(data_dir, capsys, args):
     assert not (data_dir / "raw").exists()
 
 
+@pytest.mark.parametrize("args", [["--offline", ""], ["--offline="], ["--offline", "", "--sources", "api"]])
+def test_an_empty_offline_run_is_a_usage_error(data_dir, capsys, args):
+    """`--offline "$RUN"` with the variable unset replayed the bundled sample, as `--offline`
+    alone does."""
+    assert main(["--data-dir", str(data_dir), "sync", *args]) == 2
+    assert "Invalid value for '--offline': give a run folder, not an empty string" in capsys.readouterr().err
+    assert not (data_dir / "raw").exists()
+
+
+def test_offline_alone_replays_the_sample_before_another_option(data_dir, capsys):
+    """The empty run folder refused, `--offline` alone still means the bundled sample, also when
+    an option follows it."""
+    assert main(["--data-dir", str(data_dir), "sync", "--offline", "--sources", "api"]) == 0
+    assert "(offline)" in capsys.readouterr().out
+
+
 def test_sql_without_a_warehouse_says_what_to_do(data_dir, capsys):
     assert main(["--data-dir", str(data_dir), "sql", "SELECT 1"]) == 78
     assert "casefile sync" in capsys.readouterr().err
