@@ -91,11 +91,30 @@ def resolve_offline_source(value: str) -> RunInfo:
     if not path.is_dir():
         raise UsageError(f"--offline: {path} is not a folder")
     run = read_run(path)
+    if run.meta.get("mode") == "ingest":  # its one document is a rules file, not Scryfall's answers
+        raise UsageError(f"--offline: {path} is a rules ingest, not a sync run; sync cannot replay it"
+                         + _ingest_again(run))
     if run.success is None:
         raise UsageError(f"--offline: {path} is not a complete run (no _SUCCESS); it cannot be replayed")
     if run.damaged is not None:  # its query and sources are unknown: a replay would guess them
         raise UsageError(f"--offline: {path} cannot be replayed: {run.damaged}")
     return run
+
+
+def _ingest_again(run: RunInfo) -> str:
+    """The command that ingests the rules file a complete rules-ingest run keeps, for its error
+    message; "" when there is none to name."""
+    import shlex
+
+    if not run.complete:
+        return ""
+    try:
+        entries = read_manifest(run)
+    except (CasefileError, OSError):
+        return ""
+    if len(entries) != 1:
+        return ""
+    return f" (to ingest its file again: casefile rules ingest {shlex.quote(printable(str(run.path / entries[0].path)))})"
 
 
 BULK_MODES = ("auto", "always", "never")

@@ -289,6 +289,24 @@ def test_offline_from_a_folder_that_is_not_a_run(data_dir, tmp_path, capsys):
     assert "not a casefile run" in capsys.readouterr().err
 
 
+def test_offline_from_a_rules_ingest_run_says_it_is_no_sync_run(data_dir, capsys):
+    """A rules ingest's run was refused with "--sources must include api", which said nothing of
+    why: the message now names it a rules ingest and gives the command that ingests its file again."""
+    casefile(data_dir, "-q", "sync", "--offline")
+    before = {p.name for p in (data_dir / "raw").iterdir()}
+    assert casefile(data_dir, "-q", "rules", "ingest", str(FIXTURES / "rules" / "cr_case_excerpt.txt")) == 0
+    [ingest] = [p for p in (data_dir / "raw").iterdir() if p.name not in before]
+    runs = sorted(p.name for p in (data_dir / "raw").iterdir())
+    capsys.readouterr()
+    assert casefile(data_dir, "sync", "--offline", str(ingest)) == 2
+    err = capsys.readouterr().err
+    assert f"--offline: {ingest} is a rules ingest, not a sync run; sync cannot replay it" in err
+    [copy] = (ingest / "docs" / "comprehensive-rules").iterdir()
+    assert f"casefile rules ingest {copy})" in err and "--sources" not in err
+    assert sorted(p.name for p in (data_dir / "raw").iterdir()) == runs  # no run made for it
+    assert casefile(data_dir, "-q", "rules", "ingest", str(copy)) == 0  # the command it names works
+
+
 def test_page_sources_beside_a_large_input_take_the_sql_path_and_load_the_same(data_dir, tmp_path, capsys,
                                                                                  monkeypatch):
     """Page sources no longer send a large build to Python: their copies are reconciled with the
