@@ -902,8 +902,10 @@ def status(ctx: Context, fmt: str) -> None:
         lr = info["warehouse"]["last_run"]
         facts.append(("last run", f"{lr['run_id']} {lr['mode']} {lr['status']} query={lr['query'] or '-'}"))
     pid = info["sync_running_pid"]
-    if pid is not None:  # a sync, rebuild or prune holds the lock: what this shows may change under it
-        facts.append(("running", "a sync, rebuild or prune holds the lock" + (f" (pid {pid})" if pid > 0 else "")))
+    if pid is not None:  # a sync, rebuild, prune or rules ingest holds the lock: what this shows may change under it
+        from .lock import HOLDERS
+
+        facts.append(("running", f"a {HOLDERS} holds the lock" + (f" (pid {pid})" if pid > 0 else "")))
     for label, value in facts:  # markdown: a list, so that the lines do not run together
         print_out(f"- {label}: {value}" if fmt == "markdown" else f"{label + ':':<11} {value}")
     if tables:

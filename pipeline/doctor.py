@@ -22,7 +22,7 @@ from .clock import parse_utc_iso
 from .config import Settings
 from .errors import (EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_TEMPFAIL, EXIT_UNAVAILABLE, CasefileError,
                      ConfigError, NoWarehouse, damaged_warehouse)
-from .lock import holder_pid
+from .lock import HOLDERS, holder_pid
 from .lost import advice, lost_runs, read_loaded
 from .rawstore import DELETING, RawStore, document_problem, new_run_id, read_manifest
 from .reader import loaded_runs, open_reader, query
@@ -61,7 +61,8 @@ def _lock_and_cooldown(settings: Settings) -> list[Finding]:
     except ConfigError as exc:
         found.append(Finding("fail", "lock", str(exc), exc.exit_code))
     else:
-        found.append(Finding("ok", "lock", "no sync is running" if pid is None else f"a sync is running (pid {pid})"))
+        found.append(Finding("ok", "lock", f"no {HOLDERS} holds the lock" if pid is None else
+                             f"a {HOLDERS} holds the lock (pid {pid})"))
     body, problem = cooldown.read_checked(settings.cooldown_path)
     if problem:
         found.append(Finding("warn", "cool-down", f"{problem}; the next 429 writes it again"))

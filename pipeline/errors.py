@@ -74,7 +74,7 @@ class TryAgainLater(CasefileError):
 
 
 class LockBusy(TryAgainLater):
-    """Another sync holds the lock."""
+    """Another sync, rebuild, prune or rules ingest holds the lock."""
 
 
 class Aborted(TryAgainLater):

@@ -1,4 +1,5 @@
-"""One sync at a time: an advisory lock on ``data/sync.lock``.
+"""One sync at a time: an advisory lock on ``data/sync.lock``, which a rebuild, a prune and a
+rules ingest take too.
 
 The lock is an open file description lock (Linux ``F_OFD_SETLK``) on the whole file. Like
 ``flock``, it belongs to the open file, so the kernel releases it when the holder dies, even by
@@ -17,6 +18,9 @@ import struct
 from pathlib import Path
 
 from .errors import ConfigError, LockBusy
+
+# The commands that take the lock, for the messages that say one holds it.
+HOLDERS = "sync, rebuild, prune or rules ingest"
 
 # struct flock: l_type, l_whence, l_start, l_len (0: the whole file), l_pid (0, as OFD locks require)
 _FLOCK = "hhqqi"
@@ -103,7 +107,7 @@ class SyncLock:
             fh.seek(0)
             holder = fh.read().strip() or "unknown"
             fh.close()
-            raise LockBusy(f"another casefile sync is running (pid {holder}, lock {self.path}); "
+            raise LockBusy(f"another casefile {HOLDERS} holds the lock (pid {holder}, lock {self.path}); "
                            "this one stops without doing anything. Try again later.") from None
         # The pid only names the holder to a second process: a full disk (where a prune is what
         # frees space) keeps the lock without it. Written to the descriptor, unbuffered, so that

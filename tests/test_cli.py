@@ -813,7 +813,35 @@ def test_status_says_when_a_sync_holds_the_lock(synced, capsys):
     finally:
         holder.kill()
         holder.wait()
-    assert f"running:    a sync, rebuild or prune holds the lock (pid {holder.pid})\n" in out
+    assert f"running:    a sync, rebuild, prune or rules ingest holds the lock (pid {holder.pid})\n" in out
+
+
+@pytest.mark.parametrize("command", [["sync", "--offline"], ["rebuild"], ["prune"],
+                                     ["rules", "ingest", "tests/fixtures/rules/cr_case_excerpt.txt"]])
+def test_a_command_turned_away_by_the_lock_names_every_command_that_may_hold_it(synced, capsys, command):
+    """The message said "another casefile sync is running" whichever command held the lock (a
+    rebuild, a prune, a rules ingest): it names them all, as `status` does."""
+    from pipeline.lock import SyncLock
+
+    capsys.readouterr()
+    with SyncLock(synced / "sync.lock"):  # another open file: the lock is refused in this process too
+        assert main(["--data-dir", str(synced), *[str(ROOT / a) if a.startswith("tests/") else a
+                                                  for a in command]]) == 75
+    err = capsys.readouterr().err
+    assert f"another casefile sync, rebuild, prune or rules ingest holds the lock (pid {os.getpid()}, " in err
+    assert "is running" not in err
+
+
+def test_doctor_names_every_command_that_may_hold_the_lock(synced, capsys):
+    from pipeline.lock import SyncLock
+
+    def lock_finding() -> str:
+        main(["--data-dir", str(synced), "doctor", "--format", "json"])
+        return next(f["finding"] for f in json.loads(capsys.readouterr().out) if f["area"] == "lock")
+
+    assert lock_finding() == "no sync, rebuild, prune or rules ingest holds the lock"
+    with SyncLock(synced / "sync.lock"):
+        assert lock_finding() == f"a sync, rebuild, prune or rules ingest holds the lock (pid {os.getpid()})"
 
 
 # --- casefile sql: the SQL from a file or stdin, values given with --param ---------------------

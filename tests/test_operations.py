@@ -63,7 +63,7 @@ def test_two_syncs_started_together_one_works_the_other_exits_75_at_once(data_di
     go.touch()
     winner_out, winner_err = winner.communicate(timeout=120)
     assert (winner.returncode, loser.returncode) == (0, 75), (winner_err, loser_err)
-    assert "another casefile sync is running (pid" in loser_err
+    assert "another casefile sync, rebuild, prune or rules ingest holds the lock (pid" in loser_err
     single = tmp_path / "single"
     assert main(["--data-dir", str(single), "-q", "sync", "--offline"]) == 0
     ours, theirs = state(data_dir), state(single)

@@ -158,7 +158,7 @@ def test_a_sync_during_a_rebuild_exits_75_at_once(states):
     wait_for(lambda: (warehouse_of(data).parent / "casefile.duckdb.rebuild").exists())
     result = subprocess.run([sys.executable, "-m", "pipeline", "sync", "--offline"], capture_output=True, text=True,
                             env=subprocess_env(data), timeout=60)
-    assert result.returncode == 75 and "another casefile sync is running" in result.stderr
+    assert result.returncode == 75 and "another casefile sync, rebuild, prune or rules ingest holds the lock" in result.stderr
     assert rebuild.wait(timeout=60) == 0
     assert fingerprints(data) == before
 
