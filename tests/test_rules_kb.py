@@ -312,6 +312,21 @@ def test_a_file_that_is_not_the_rules_is_refused(tmp_path, data_dir, capsys):
     assert "effective" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("source,said", [("", "give a file or an http(s) URL"),
+                                         (" ", "give a file or an http(s) URL"),
+                                         ("{tmp}", "{tmp} is a folder, not a file"),
+                                         ("{tmp}/none.txt", "{tmp}/none.txt is neither an http(s) URL nor a readable file"),
+                                         ("{tmp}/" + "x" * 300 + "/cr.txt", "cannot read it (File name too long)")])
+def test_a_source_that_is_no_file_is_refused_saying_what_it_is(tmp_path, data_dir, capsys, source, said):
+    """`rules ingest ""` said " is neither an http(s) URL nor a readable file" (an empty name), a
+    folder the same; a name too long was a traceback. No run is made for any of them."""
+    source, said = source.replace("{tmp}", str(tmp_path)), said.replace("{tmp}", str(tmp_path))
+    assert main(["--data-dir", str(data_dir), "rules", "ingest", source]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err and len(err.splitlines()) == 1, err
+    assert not (data_dir / "raw").exists()
+
+
 def test_an_edition_the_checks_refuse_is_rejected_and_does_not_block_later_loads(tmp_path):
     # A rule printed twice: the edition parses, but two rows share the key (edition, rule), which
     # the warehouse checks refuse. The run must not stand before every later load.
@@ -359,7 +374,8 @@ def test_a_missing_file_is_a_usage_error_that_leaves_no_run(tmp_path, data_dir, 
     # a mistyped name made a run, marked failed, that `casefile status` then counted and listed
     from pipeline.rawstore import RawStore
 
-    for missing in (tmp_path / "nowhere.txt", tmp_path, ""):
+    for missing, said in ((tmp_path / "nowhere.txt", "neither an http(s) URL nor a readable file"),
+                          (tmp_path, "is a folder, not a file"), ("", "give a file or an http(s) URL")):
         assert main(["--data-dir", str(data_dir), "rules", "ingest", str(missing)]) == 2
-        assert "neither an http(s) URL nor a readable file" in capsys.readouterr().err
+        assert said in capsys.readouterr().err
     assert RawStore(data_dir / "raw").runs() == []

@@ -39,10 +39,18 @@ def check_url(url: str) -> None:
 def check_path(source: str) -> Path:
     """The local file ``source`` names; a path that names no file is refused, before a run is made
     for it (a mistyped name would leave a failed run in the raw store)."""
+    if not source.strip():  # an unset shell variable
+        raise UsageError("give a file or an http(s) URL")
     path = expand_home(source)
-    if not path.is_file():
-        raise UsageError(f"{printable(source)} is neither an http(s) URL nor a readable file")
-    return path
+    try:
+        if path.is_file():
+            return path
+        folder = path.is_dir()
+    except OSError as exc:  # a name too long, a folder on the way that may not be searched
+        raise UsageError(f"{printable(source)}: cannot read it ({exc.strerror or exc})") from None
+    if folder:
+        raise UsageError(f"{printable(source)} is a folder, not a file")
+    raise UsageError(f"{printable(source)} is neither an http(s) URL nor a readable file")
 
 
 def fetch_rules(source: str, transport, writer: RunWriter, settings) -> None:
