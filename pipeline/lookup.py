@@ -33,8 +33,8 @@ def find_card(con, name: str) -> str:
     """The oracle id of the card called ``name`` (or whose Oracle id ``name`` is): exact match,
     else the only close one; a name that matches nothing as typed is matched again with accents
     and quote styles folded."""
-    if not name.strip():
-        raise UsageError("give a card name")
+    if not search_fold(name).strip():  # blank, or only characters folding takes out (U+200B, a lone accent),
+        raise UsageError("give a card name")  # which would be found in every name
     _, rows = query(con, read_sql("read/card_by_name.sql"), {"name": name.strip()})
     if not rows:  # as typed it matches nothing: try again with accents and quote styles folded, and
         # the forms NFKC folds (a no-break space copied from a web page, full-width letters) as plain ones

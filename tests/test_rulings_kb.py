@@ -158,6 +158,15 @@ def test_card_names_match_whatever_the_quotes_accents_and_case(sample_warehouse,
     assert capsys.readouterr().out.startswith(expected + "  ")
 
 
+@pytest.mark.parametrize("name", ["", " ", "\u200b", "\u00ad", "\ufeff \u200d", "\u0301"])
+def test_a_name_that_folds_to_nothing_is_refused_as_an_empty_one(sample_warehouse, capsys, name):
+    """Only invisible characters (a zero-width space, a soft hyphen) or a lone accent fold to
+    nothing, which every name contains: it "matched several cards", all 15, where `card ""` says
+    "give a card name" (and `search` "give at least one word")."""
+    assert main(["--data-dir", str(sample_warehouse), "card", name]) == 2
+    assert capsys.readouterr().err == "casefile: error: give a card name\n"
+
+
 def test_a_name_matching_more_cards_than_are_listed_says_how_many_more(sample_warehouse, capsys):
     """"Case of the" matches the 15 Cases: the message names the first ones and says how many it
     leaves out, rather than passing ten names for all of them."""
