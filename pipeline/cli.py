@@ -21,7 +21,7 @@ import click
 from . import __version__, stop
 from .config import ALL_SOURCES, DEFAULT_KEEP_DAYS, DEFAULT_QUERY, Settings, from_env
 from .errors import (EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, Aborted, CasefileError, ConfigError, TryAgainLater,
-                     UsageError, printable)
+                     UsageError, cut, printable, shown)
 from .formats import FORMATS, REPORT_FORMATS, render
 
 log = logging.getLogger("casefile")
@@ -360,7 +360,7 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
             raise click.BadParameter(f"give one or more of {', '.join(ALL_SOURCES)}", param_hint="--sources")
         unknown = [s for s in chosen if s not in ALL_SOURCES]
         if unknown:
-            raise click.BadParameter(f"unknown source(s) {', '.join(unknown)}; choose from {', '.join(ALL_SOURCES)}",
+            raise click.BadParameter(f"unknown source(s) {cut(', '.join(unknown))}; choose from {', '.join(ALL_SOURCES)}",
                                      param_hint="--sources")
     if plan_only:
         if offline is not None:
@@ -487,11 +487,11 @@ class NameValue(click.ParamType):
             return value
         name, equals, text = value.partition("=")
         if not equals:
-            self.fail(f"{value!r} is not NAME=VALUE", param, ctx)
+            self.fail(f"{shown(value)} is not NAME=VALUE", param, ctx)
         if not name:
-            self.fail(f"{value!r} has no NAME before its =", param, ctx)
+            self.fail(f"{shown(value)} has no NAME before its =", param, ctx)
         if name.startswith("$"):
-            self.fail(f"{value!r}: write the NAME without its $ ({name[1:]}={text})", param, ctx)
+            self.fail(f"{shown(value)}: write the NAME without its $ ({cut(name[1:] + '=' + text)})", param, ctx)
         for part, where in ((name, "its NAME"), (text, printable(name))):
             problem = _argument_problem(part)
             if problem:
@@ -838,9 +838,9 @@ def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | Non
 
     if _same_file(expand_home(out), sys.stdout):  # `--out /dev/stdout`: the report is the output, alone
         return
-    shown = printable(str(out))  # a file name may hold bytes that are not UTF-8, which no output line can carry
-    ctx.emit(f"wrote {shown} ({name} report, {fmt})", {"event": "report", "report": name, "format": fmt,
-                                                       "out": shown, "bytes": len(text.encode("utf-8"))})
+    written = printable(str(out))  # a file name may hold bytes that are not UTF-8, which no output line can carry
+    ctx.emit(f"wrote {written} ({name} report, {fmt})", {"event": "report", "report": name, "format": fmt,
+                                                       "out": written, "bytes": len(text.encode("utf-8"))})
 
 
 @main_group.command()

@@ -126,6 +126,17 @@ class ScryfallError(CasefileError):
         super().__init__(msg)
 
 
+def cut(text: str, most: int = 80) -> str:
+    """``text`` cut at ``most`` characters, "…" marking the cut: an argument a message repeats
+    may be a pasted text of any length."""
+    return text if len(text) <= most else text[:most] + "…"
+
+
+def shown(text: str, most: int = 80) -> str:
+    """``text`` quoted for a message, cut at ``most`` characters."""
+    return repr(cut(text, most))
+
+
 def printable(text: str) -> str:
     """``text`` as it can be printed and stored as UTF-8: the bytes of a file name that are not
     UTF-8 (kept by Python as surrogate escapes) become U+FFFD, and so does any other lone surrogate

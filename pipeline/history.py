@@ -10,7 +10,7 @@ import re
 from datetime import date
 from typing import Iterator
 
-from .errors import UsageError
+from .errors import UsageError, shown
 from .reader import query, query_batches
 from .rawstore import RUN_ID_RE
 from .resources import read_sql
@@ -31,10 +31,10 @@ def runs_for(con, since: str | None) -> list[str]:
         try:
             date.fromisoformat(since)
         except ValueError:
-            raise UsageError(f"--since: {since!r} is not a valid date") from None
+            raise UsageError(f"--since: {shown(since)} is not a valid date") from None
         params["since_date"] = since
     else:
-        raise UsageError(f"--since takes a run id (like 20261130T162008.568924Z) or a date (YYYY-MM-DD), not {since!r}")
+        raise UsageError(f"--since takes a run id (like 20261130T162008.568924Z) or a date (YYYY-MM-DD), not {shown(since)}")
     _, rows = query(con, read_sql("read/runs_since.sql"), params)
     if params["since_run"] and not query(con, read_sql("read/run_loaded.sql"), {"run_id": since})[1][0][0]:
         # a run that was fetched but never loaded (rejected, failed) still marks a point in time;

@@ -11,7 +11,7 @@ from collections import Counter
 
 import duckdb
 
-from .errors import UsageError
+from .errors import UsageError, shown
 from .formats import render
 from .normalize.text import FOLD_PARAMS, folded_text, search_fold
 from .reader import query
@@ -40,7 +40,7 @@ def find_card(con, name: str) -> str:
         # the forms NFKC folds (a no-break space copied from a web page, full-width letters) as plain ones
         _, rows = query(con, read_sql("read/card_by_name_folded.sql"), {"name": folded_text(name), **FOLD_PARAMS})
     if not rows:
-        raise UsageError(f"no card named {_shown(name)} in the warehouse")
+        raise UsageError(f"no card named {shown(name)} in the warehouse")
     best = [r for r in rows if r[2] == rows[0][2]]
     if len(best) > 1:
         named = Counter(r[1] for r in best)
@@ -48,15 +48,10 @@ def find_card(con, name: str) -> str:
         candidates = sorted({f"{r[1]} ({r[0]})" if named[r[1]] > 1 else r[1] for r in best})
         names = ", ".join(candidates[:_CANDIDATES_SHOWN])
         more = len(candidates) - _CANDIDATES_SHOWN
-        raise UsageError(f"{_shown(name)} matches several cards: {names}"
+        raise UsageError(f"{shown(name)} matches several cards: {names}"
                          + (f" … and {more} more" if more > 0 else "")
                          + ("; give the Oracle id of the one you want" if len(named) < len(best) else ""))
     return best[0][0]
-
-
-def _shown(name: str, most: int = 80) -> str:
-    """``name`` quoted for a message, cut at ``most`` characters (a pasted text may be long)."""
-    return repr(name if len(name) <= most else name[:most] + "…")
 
 
 def card_rows(con, oracle_id: str) -> tuple[dict, list[str], list[tuple]]:

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import duckdb
 
 from . import html_report
-from .errors import UsageError
+from .errors import UsageError, cut
 from .formats import REPORT_FORMATS, records, render
 from .reader import open_reader, query as run_query
 from .resources import read_sql
@@ -95,7 +95,7 @@ def resolve_scope(con: duckdb.DuckDBPyConnection, query: str | None) -> Scope:
     known = ", ".join(queries)
     if query is not None:
         if query not in queries:
-            raise UsageError(f"--query {query}: the warehouse holds no cards of that query (it holds: {known})")
+            raise UsageError(f"--query {cut(query)}: the warehouse holds no cards of that query (it holds: {known})")
         _scope_to(con, query)
         latest = next(r[1] for r in rows if r[0] == query)
         return Scope(label=query, run_id=latest, queries=(query,))

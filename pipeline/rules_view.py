@@ -11,7 +11,7 @@ import textwrap
 from datetime import date
 from typing import Iterator
 
-from .errors import UsageError
+from .errors import UsageError, shown
 from .normalize.rules import Rule, RulesDocument, diff_rules
 from .reader import query, query_batches
 from .resources import read_sql
@@ -40,7 +40,7 @@ def _effective_date(value: str) -> str:
             raise ValueError
         date.fromisoformat(value)
     except ValueError:
-        raise UsageError(f"{value!r} is not an edition's effective date (YYYY-MM-DD)") from None
+        raise UsageError(f"{shown(value)} is not an edition's effective date (YYYY-MM-DD)") from None
     return value
 
 
@@ -75,7 +75,7 @@ def rule_page(con, number: str, edition: str | None = None, limit: int = 0) -> I
     The connection must stay open, and run nothing else, until the last line is taken."""
     number = number.strip().rstrip(".").lower()  # "719.3A" is 719.3a
     if not _NUMBER.match(number):
-        raise UsageError(f"{number!r} is not a rule number (like 719, 719.3 or 719.3a)")
+        raise UsageError(f"{shown(number)} is not a rule number (like 719, 719.3 or 719.3a)")
     edition = _edition(con, edition)
     columns, rows = query(con, read_sql("read/rule.sql"), {"number": number, "edition": edition})
     if not rows:

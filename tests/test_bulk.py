@@ -618,3 +618,16 @@ def test_a_bulk_file_that_trickles_in_is_given_up_on_once_the_read_timeout_is_sp
     assert "body too slow" in result.stderr and "under 64 KiB/s once the read timeout of 1 s is spent" in result.stderr
     assert len(bulk_server.requests_to("/files/rulings.json")) == 2
     assert took < 30, took  # the file's 49 kB at 20 bytes a second would take 41 minutes
+
+
+
+def test_a_long_query_the_local_filter_refuses_is_cut_in_the_message():
+    """The query of `--bulk always` was repeated whole, twice for a term the filter does not know."""
+    from pipeline.errors import UsageError
+    from pipeline.normalize.query import parse
+
+    with pytest.raises(UsageError) as refused:
+        parse("o:" + "x" * 30_000)
+    message = str(refused.value)
+    cut = repr("o:" + "x" * 78 + "…")
+    assert f"cannot evaluate {cut} in {cut}" in message and len(message) < 400, message[:300]

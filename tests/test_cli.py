@@ -86,6 +86,27 @@ def test_offline_alone_replays_the_sample_before_another_option(data_dir, capsys
     assert "(offline)" in capsys.readouterr().out
 
 
+LONG = "x" * 30_000
+
+
+@pytest.mark.parametrize("args,said", [
+    (["rule", LONG], "'xxx…' is not a rule number"),
+    (["rule", "719", "--edition", LONG], "'xxx…' is not an edition's effective date"),
+    (["rules", "diff", LONG, "2024-09-20"], "'xxx…' is not an edition's effective date"),
+    (["changes", "--since", LONG], "or a date (YYYY-MM-DD), not 'xxx…'"),
+    (["report", "colors", "--query", LONG], "--query xxx…: the warehouse holds no cards of that query"),
+    (["sync", "--offline", "--sources", LONG], "unknown source(s) xxx…; choose from"),
+    (["sql", "SELECT 1", "--param", LONG], "'xxx…' is not NAME=VALUE"),
+    (["sql", "SELECT 1", "--param", "$" + LONG + "=1"], "write the NAME without its $ (xxx…)"),
+])
+def test_a_long_argument_is_cut_in_the_error_that_repeats_it(sample_warehouse, capsys, args, said):
+    """A pasted 30,000-character argument was repeated whole (about 60 KB of stderr) by these
+    errors; `card` cut it at 80 characters with "…", and so do they, with the same helper."""
+    assert main(["--data-dir", str(sample_warehouse), *args]) == 2
+    err = capsys.readouterr().err
+    assert said.replace("xxx…", "x" * 80 + "…") in err and len(err) < 500, err[:300]
+
+
 def test_sql_without_a_warehouse_says_what_to_do(data_dir, capsys):
     assert main(["--data-dir", str(data_dir), "sql", "SELECT 1"]) == 78
     assert "casefile sync" in capsys.readouterr().err

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 
 _TERM = re.compile(r'(-?)(?:([A-Za-z_]+)([:=]))?(?:"([^"]*)"|(\S+))')
 _FIELDS = {"type": "type", "t": "type", "set": "set", "s": "set", "e": "set", "edition": "set", "name": "name"}
@@ -33,11 +33,11 @@ def parse(query: str) -> list[dict] | None:
         negate, key, _op, quoted, bare = m.groups()
         value = quoted if quoted is not None else bare
         if key is None or key.lower() not in _FIELDS or not value:
-            raise UsageError(f"--bulk: the local filter cannot evaluate {m.group(0)!r} in {query!r}; it knows "
+            raise UsageError(f"--bulk: the local filter cannot evaluate {shown(m.group(0))} in {shown(query)}; it knows "
                              "'*', type:, set: and name: terms (negated with -). Use --bulk never for this query.")
         terms.append({"field": _FIELDS[key.lower()], "value": value.lower(), "negate": bool(negate)})
     if query[pos:].strip():
-        raise UsageError(f"--bulk: cannot read the query {query!r}; use --bulk never for it")
+        raise UsageError(f"--bulk: cannot read the query {shown(query)}; use --bulk never for it")
     return terms
 
 
