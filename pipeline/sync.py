@@ -88,7 +88,11 @@ class SyncResult:
 def resolve_offline_source(value: str) -> RunInfo:
     """``--offline`` alone means the bundled sample; with a value, a recorded run folder."""
     path = Path(value) if value else sample_dir()
-    if not path.is_dir():
+    try:
+        folder = path.is_dir()
+    except OSError as exc:  # a name too long, a folder on the way that may not be searched
+        raise UsageError(f"--offline: {printable(str(path))}: cannot read it ({exc.strerror or exc})") from None
+    if not folder:
         raise UsageError(f"--offline: {path} is not a folder")
     run = read_run(path)
     if run.meta.get("mode") == "ingest":  # its one document is a rules file, not Scryfall's answers

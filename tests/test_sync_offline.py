@@ -289,6 +289,14 @@ def test_offline_from_a_folder_that_is_not_a_run(data_dir, tmp_path, capsys):
     assert "not a casefile run" in capsys.readouterr().err
 
 
+def test_offline_from_a_folder_the_system_cannot_look_up_is_a_usage_error(data_dir, tmp_path, capsys):
+    """A name too long for the file system was a traceback (exit 1)."""
+    assert casefile(data_dir, "sync", "--offline", str(tmp_path / ("x" * 300))) == 2
+    err = capsys.readouterr().err
+    assert "cannot read it (File name too long)" in err and "Traceback" not in err
+    assert not (data_dir / "raw").exists()
+
+
 def test_offline_from_a_rules_ingest_run_says_it_is_no_sync_run(data_dir, capsys):
     """A rules ingest's run was refused with "--sources must include api", which said nothing of
     why: the message now names it a rules ingest and gives the command that ingests its file again."""
