@@ -255,6 +255,68 @@ class _CtrlC(BaseException):
     one, a line that is no JSON object in a log of JSON lines) to ``_run``."""
 
 
+# The group's own options, which go before the command, each as the hint shows it. Given after a
+# command (`casefile status --data-dir /x`), click finds no such option there: the error says where
+# it goes instead.
+GLOBAL_OPTIONS = {"--data-dir": "--data-dir DIR", "--log-format": "--log-format FORMAT", "-v": "-v",
+                  "--verbose": "--verbose", "-q": "-q", "--quiet": "--quiet"}
+
+
+def _where_it_goes(ctx: click.Context, option: str) -> str | None:
+    """The hint for ``option`` given after the command of ``ctx``: None unless it is one of the
+    group's own options."""
+    if option not in GLOBAL_OPTIONS:
+        return None
+    root = ctx.find_root()
+    rest = ctx.command_path[len(root.command_path):].strip()
+    if isinstance(ctx.command, click.Group):  # `casefile rules --data-dir /x ingest …`
+        rest += " COMMAND"
+    return f"{option} goes before the command: {root.command_path} {GLOBAL_OPTIONS[option]} {rest}"
+
+
+def _global_option_in(args: list[str]) -> str | None:
+    """The first of the group's own options among ``args`` (before a ``--``), by its name."""
+    for arg in args:
+        if arg == "--":
+            return None
+        name = arg.split("=", 1)[0] if arg.startswith("--") else arg
+        if name in GLOBAL_OPTIONS:
+            return name
+    return None
+
+
+class _SaysWhereGlobalOptionsGo:
+    """A command (or the ``rules`` group) whose usage error for one of the group's own options
+    given after it adds where the option goes: click's "No such option", or, for a command that
+    takes unknown options as its arguments (``sql``), its "unexpected extra argument"."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)  # the parser consumes the list it is given
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            hint = _where_it_goes(ctx, exc.option_name)
+            if hint is None:
+                raise
+            raise click.NoSuchOption(exc.option_name, f"{exc.message} {hint}", exc.possibilities, ctx) from None
+        except click.UsageError as exc:
+            if type(exc) is not click.UsageError or not ctx.ignore_unknown_options:
+                raise
+            option = _global_option_in(given)
+            hint = None if option is None else _where_it_goes(ctx, option)
+            if hint is None:
+                raise
+            raise click.UsageError(f"{exc.message.rstrip('.')}. {hint}", ctx=ctx) from None
+
+
+class Command(_SaysWhereGlobalOptionsGo, click.Command):
+    pass
+
+
+class SubGroup(_SaysWhereGlobalOptionsGo, click.Group):
+    command_class = Command
+
+
 class Group(click.Group):
     """The command group. A reader of stdout that stops reading (``casefile sql … | head -1``)
     ends the command quietly with exit 0, as when the whole output fitted in the pipe before it
@@ -274,6 +336,9 @@ class Group(click.Group):
                 os.dup2(devnull, sys.stdout.fileno())
                 os.close(devnull)
             raise click.exceptions.Exit(0) from None
+
+    command_class = Command
+    group_class = SubGroup
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

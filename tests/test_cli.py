@@ -48,6 +48,41 @@ def test_unknown_option_is_a_usage_error(capsys):
     assert "No such option" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("args,hint", [
+    (["status", "--data-dir", "/x"], "No such option '--data-dir'. --data-dir goes before the command: "
+                                     "casefile --data-dir DIR status"),
+    (["status", "--data-dir=/x"], "--data-dir goes before the command: casefile --data-dir DIR status"),
+    (["sync", "-q", "--offline"], "No such option '-q'. -q goes before the command: casefile -q sync"),
+    (["sync", "--offline", "--quiet"], "--quiet goes before the command: casefile --quiet sync"),
+    (["report", "colors", "-vv"], "-v goes before the command: casefile -v report"),
+    (["changes", "--verbose"], "--verbose goes before the command: casefile --verbose changes"),
+    (["rules", "ingest", "cr.txt", "--log-format", "json"],
+     "--log-format goes before the command: casefile --log-format FORMAT rules ingest"),
+    (["rules", "--quiet", "ingest", "cr.txt"], "--quiet goes before the command: casefile --quiet rules COMMAND"),
+    (["sql", "SELECT 1", "-q"], "Got unexpected extra argument (-q). -q goes before the command: casefile -q sql"),
+])
+def test_a_global_option_after_the_command_says_where_it_goes(data_dir, capsys, args, hint):
+    """click said only "No such option '--data-dir'" for `casefile status --data-dir /x`."""
+    assert main(["--data-dir", str(data_dir), *args]) == 2
+    assert hint in capsys.readouterr().err
+    assert not (data_dir / "raw").exists()
+
+
+@pytest.mark.parametrize("args", [["status", "--nope"], ["sync", "-x"], ["sql", "SELECT 1", "extra"]])
+def test_another_unknown_option_gets_no_hint(data_dir, capsys, args):
+    assert main(["--data-dir", str(data_dir), *args]) == 2
+    assert "goes before the command" not in capsys.readouterr().err
+
+
+def test_the_hint_knows_every_option_of_the_group():
+    """GLOBAL_OPTIONS is kept by hand: it must name each option of the group but --version."""
+    from pipeline.cli import GLOBAL_OPTIONS
+
+    names = {name for p in main_group.params if isinstance(p, click.Option) and p.name != "version"
+             for name in p.opts + p.secondary_opts}
+    assert set(GLOBAL_OPTIONS) == names
+
+
 def test_unknown_source_is_a_usage_error(data_dir, capsys):
     assert main(["--data-dir", str(data_dir), "sync", "--offline", "--sources", "api,ftp"]) == 2
     assert "ftp" in capsys.readouterr().err
