@@ -189,7 +189,7 @@ def write_output(path: Path, text: str) -> None:
     import stat
 
     from .config import expand_home
-    from .export import keep_access, sibling_stem
+    from .export import first_missing, keep_access, remove_empty, sibling_stem
 
     path = expand_home(path)  # a value written as a folder was refused by OutPath
     for stream, err in ((sys.stdout, False), (sys.stderr, True)):
@@ -222,6 +222,15 @@ def write_output(path: Path, text: str) -> None:
         if target.is_symlink():  # a loop that resolve() leaves as it is (Python 3.13 on)
             raise UsageError(f"--out {path}: the link leads to no file (links in a loop)")
         path = target
+    try:  # the folders on the way are made, as export makes them; a file among them cannot hold one
+        for folder in path.parents:  # the nearest one that exists
+            if folder.exists():
+                if not folder.is_dir():
+                    raise UsageError(f"--out {path}: {folder} is a file, not a folder")
+                break
+        made = first_missing(path.parent)  # the folders this write makes, removed if it fails
+    except OSError as exc:  # a folder on the way that may not be searched
+        raise UsageError(f"--out {path}: cannot write it ({exc.strerror or exc})") from None
     tmp = path.with_name(f".{sibling_stem(path.name)}.{os.getpid()}.tmp")  # a long name would leave no room
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -232,6 +241,7 @@ def write_output(path: Path, text: str) -> None:
     except BaseException as exc:
         with contextlib.suppress(OSError):  # no temp file, or no folder to hold one
             tmp.unlink()
+        remove_empty(made)
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
             raise TryAgainLater(f"--out {path}: cannot write it ({exc.strerror}); free some space and run "
                                 "again (the file there before, if any, is unchanged)") from None
@@ -874,7 +884,7 @@ def rules_diff(ctx: Context, old: str, new: str, fmt: str) -> None:
               help="Report only the cards of this sync query [default: every card of the warehouse].")
 @format_option(choices=REPORT_FORMATS)
 @click.option("--out", type=OutPath(dir_okay=False, path_type=Path), default=None,
-              help="Write the report to this file instead of stdout.")
+              help="Write the report to this file instead of stdout (folders on the way are made).")
 @pass_ctx
 def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | None) -> None:
     """Print a report on the warehouse: sets, colors, rulings, or all three.

@@ -182,7 +182,7 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
             run = _latest_run(con)
             views = current_views(con)
             tmp = _sibling(out, "tmp")
-            made = _first_missing(out.parent)  # the folders this export makes, removed if it fails
+            made = first_missing(out.parent)  # the folders this export makes, removed if it fails
             made_tmp = False
             try:
                 out.parent.mkdir(parents=True, exist_ok=True)
@@ -193,7 +193,7 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
             except BaseException as exc:  # an OSError, or the wait for the turn (75), or SIGTERM
                 if made_tmp:
                     remove_tree(tmp)
-                _remove_empty(made)
+                remove_empty(made)
                 if isinstance(exc, OSError):
                     raise UsageError(f"--out {out}: cannot make a folder there ({exc.strerror or exc})") from None
                 raise
@@ -205,7 +205,7 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
                 _sync_to_disk(tmp)
             except BaseException as exc:
                 remove_tree(tmp)
-                _remove_empty(made)
+                remove_empty(made)
                 refused = _write_refused(exc, tmp, out)
                 if refused is not None:
                     raise refused from exc
@@ -326,7 +326,7 @@ def _write_refused(exc: BaseException, tmp: Path, out: Path) -> CasefileError | 
                       "if any, is unchanged")
 
 
-def _first_missing(folder: Path) -> Path | None:
+def first_missing(folder: Path) -> Path | None:
     """The outermost folder on the way to ``folder`` that does not exist yet, or None."""
     missing = None
     while not folder.exists() and folder != folder.parent:
@@ -334,8 +334,9 @@ def _first_missing(folder: Path) -> Path | None:
     return missing
 
 
-def _remove_empty(top: Path | None) -> None:
-    """Remove ``top`` and the folders in it, if they hold no file: what a failed export made."""
+def remove_empty(top: Path | None) -> None:
+    """Remove ``top`` and the folders in it, if they hold no file: what a failed export (or report
+    --out) made."""
     if top is None or not top.is_dir():
         return
     for folder in sorted((p for p in top.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):

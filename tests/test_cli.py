@@ -1241,6 +1241,41 @@ def test_a_report_out_on_a_full_disk_exits_75(synced, capsys, tmp_path, monkeypa
     assert [p.name for p in out.parent.iterdir()] == ["report.csv"] and out.read_text() == "the report before\n"
 
 
+@pytest.mark.parametrize("under", ["x", "new/x"])
+def test_a_report_out_under_a_file_says_the_file_is_not_a_folder(synced, capsys, tmp_path, monkeypatch, under):
+    """`report --out README.md/x` said "cannot write it (File exists)", where export says
+    "README.md is a file, not a folder"."""
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    Path("README.md").write_text("a file\n")
+    assert main(["--data-dir", str(synced), "report", "colors", "--out", f"README.md/{under}"]) == 2
+    assert capsys.readouterr().err == f"casefile: error: --out README.md/{under}: README.md is a file, not a folder\n"
+    assert Path("README.md").read_text() == "a file\n" and sorted(os.listdir()) == ["README.md"]
+
+
+def test_a_report_out_makes_the_folders_on_its_way_as_export_does_and_removes_them_if_it_fails(
+        synced, capsys, tmp_path, monkeypatch):
+    """The folders on the way to --out are made, as `export --out` makes them (README); a write
+    that fails leaves none of them behind, as a failed export does not."""
+    import errno
+
+    out = tmp_path / "new" / "deeper" / "report.csv"
+    assert main(["--data-dir", str(synced), "report", "colors", "--format", "csv", "--out", str(out)]) == 0
+    assert out.read_text().startswith("statistics,")
+    shutil.rmtree(tmp_path / "new")
+    real_write_text = Path.write_text
+
+    def full(self, *args, **kwargs):
+        if self.name.endswith(".tmp"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full)
+    assert main(["--data-dir", str(synced), "report", "colors", "--format", "csv", "--out", str(out)]) == 75
+    assert "No space left on device" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
+
+
 def test_a_report_out_that_replaces_a_file_keeps_its_permissions(synced, capsys, tmp_path):
     import stat
 
