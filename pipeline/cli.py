@@ -715,7 +715,7 @@ def search(ctx: Context, text: str, limit: int, fmt: str) -> None:
     \b
     Examples:
       casefile search "copiable values"
-      casefile search "resolue" --format json
+      casefile search "COPIABLE valués" --format json     # case and accents do not matter
     """
     from .lookup import search as run_search
 
@@ -827,7 +827,7 @@ def rules() -> None:
     \b
     Examples:
       casefile rules ingest tests/fixtures/rules/cr_case_excerpt.txt
-      casefile rules diff 2024-09-20 2024-11-08
+      casefile rules diff 2024-09-20 2024-11-08   # once both editions are ingested
     """
 
 
@@ -866,16 +866,35 @@ def rules_ingest(ctx: Context, source: str) -> None:
 @pass_ctx
 def rules_diff(ctx: Context, old: str, new: str, fmt: str) -> None:
     """List the rules added, removed or re-worded between two ingested editions, named by their
-    effective dates.
+    effective dates (the sample holds one: ingest another first). The table cuts two long texts
+    from a little before their first difference; --format json gives them whole.
 
     \b
     Example:
-      casefile rules diff 2024-06-07 2024-09-20
+      casefile rules diff 2024-09-20 2024-11-08   # once both editions are ingested
     """
     from .rules_view import diff_editions
 
     columns, rows = _read(ctx, diff_editions, old, new)
+    if fmt == "table":
+        rows = [(number, change, *_from_the_first_difference(old_text, new_text))
+                for number, change, old_text, new_text in rows]
     print_out(render(columns, rows, fmt), nl=False)
+
+
+def _from_the_first_difference(old: str | None, new: str | None) -> tuple[str | None, str | None]:
+    """A re-worded rule's two texts for the table, which cuts a cell at TABLE_CELL_MAX: where they
+    differ only beyond what a cell shows (both cells would read the same), each starts, after a
+    "…", with the word about 20 characters before the first difference."""
+    from .formats import TABLE_CELL_MAX
+
+    if not old or not new or max(len(old), len(new)) <= TABLE_CELL_MAX:  # added, removed, or shown whole
+        return old, new
+    at = len(os.path.commonprefix([old, new]))
+    if at <= TABLE_CELL_MAX - 30:  # the difference shows, with some of what follows it
+        return old, new
+    start = old.rfind(" ", 0, at - 20) + 1 or at - 20
+    return "…" + old[start:], "…" + new[start:]
 
 
 @main_group.command()

@@ -43,6 +43,21 @@ def test_help_runs(name, capsys):
     assert "Usage: casefile " + name in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("name", ["search", "card"])
+def test_the_help_examples_of_the_lookups_find_something_on_the_sample(sample_warehouse, capsys, name):
+    """`search --help` showed `casefile search "resolue" --format json`, which prints [] on the
+    sample (it holds no translation): each example shows what it does on the sample."""
+    import shlex
+
+    examples = [line.strip() for line in main_group.commands[name].help.splitlines()
+                if line.strip().startswith(f"casefile {name} ")]
+    assert examples
+    for example in examples:
+        assert main(["--data-dir", str(sample_warehouse), *shlex.split(example, comments=True)[1:]]) == 0, example
+        out = capsys.readouterr().out
+        assert out.strip() != "[]" and "(0 rows)" not in out, example
+
+
 def test_unknown_option_is_a_usage_error(capsys):
     assert main(["sync", "--no-such-option"]) == 2
     assert "No such option" in capsys.readouterr().err

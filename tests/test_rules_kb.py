@@ -216,6 +216,31 @@ def test_changes_with_only_a_rules_ingest_says_no_sync_yet(data_dir, capsys):
     assert capsys.readouterr().out == "no syncs yet\n"
 
 
+def test_the_diff_table_shows_where_two_long_texts_differ(tmp_path, capsys):
+    """719.3a re-worded near the end of its 130 characters: the table cut both cells at 80 and
+    printed the same text as old and new. Each cell now starts a little before the difference;
+    --format json keeps the texts whole."""
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "-q", "sync", "--offline"]) == 0
+    assert main(["--data-dir", str(data), "-q", "rules", "ingest", str(EXCERPT)]) == 0
+    text = EXCERPT.read_text("utf-8")
+    assert "this Case is not solved, this Case becomes solved." in text
+    later = tmp_path / "later.txt"
+    later.write_text(text.replace("These rules are effective as of September 20, 2024.",
+                                  "These rules are effective as of November 8, 2024.")
+                         .replace("this Case is not solved, this Case becomes solved.",
+                                  "this Case is not solved, it becomes solved."), "utf-8")
+    assert main(["--data-dir", str(data), "-q", "rules", "ingest", str(later)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data), "rules", "diff", "2024-09-20", "2024-11-08"]) == 0
+    [row] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("719.3a")]
+    assert row.split("  ")[1:] == ["reworded", "…Case is not solved, this Case becomes solved.”",
+                                   "…Case is not solved, it becomes solved.”"]
+    assert main(["--data-dir", str(data), "rules", "diff", "2024-09-20", "2024-11-08", "--format", "json"]) == 0
+    [change] = json.loads(capsys.readouterr().out)
+    assert change["old_text"].startswith("“To solve — [Condition]” means") and len(change["old_text"]) > 120
+
+
 def test_windows_1252_with_bare_cr_ingests_to_the_same_rows(tmp_path, kb):
     legacy = tmp_path / "MagicCompRules-legacy.txt"
     legacy.write_bytes(EXCERPT.read_text("utf-8").replace("\n", "\r").encode("cp1252"))
