@@ -424,6 +424,22 @@ def test_api_copies_of_a_quoted_lone_symbol_fold_alike_on_both_paths(tmp_path):
     assert sum("symbols_lost" in row for row in sql["ruling_sighting"]) == 1
 
 
+def test_api_copies_without_symbols_beside_two_symbol_versions_stay_a_ruling_of_their_own_on_both_paths(tmp_path):
+    """Three cards' API copies on one date (constructed): two rulings that differ only by their
+    symbol, and the same words with none. The symbol-less copy cannot tell which one it lost: it is
+    a ruling of its own on both paths, not folded into either."""
+    sample = json.loads((ROOT / "data/raw/sample/docs/scryfall-api/00001-search.json").read_text("utf-8"))["data"]
+    store = RawStore(tmp_path / "raw")
+    a, b, c = sorted({card["oracle_id"] for card in sample})[:3]
+    texts = {a: "Add {G}.", b: "Add {U}.", c: "Add."}
+    run = _edge_run(store, "20260101T000000.000000Z", sample,
+                    {oid: [{"source": "wotc", "published_at": "2024-02-02", "comment": t}] for oid, t in texts.items()})
+    py, sql = both(tmp_path, store, [run])
+    assert py == sql
+    assert sorted(r[3] for r in _rows(sql["ruling"])) == sorted(texts.values())
+    assert not any("symbols_lost" in row for row in sql["ruling_sighting"])
+
+
 def test_page_copies_of_a_quoted_lone_symbol_join_its_ruling_on_both_paths(tmp_path):
     """The sample with its page sources, edited (constructed): Case of the Burning Masks' API list
     gains a ruling quoting {T}, and its scryfall.com page shows that ruling without the symbol, its

@@ -40,3 +40,13 @@ def test_no_two_rulings_of_one_card_in_the_sample_pass_for_a_rewording():
     assert len(lists) == 15 and len(pairs) > 800
     highest = max(similarity(a, b) for a, b in pairs)
     assert 0.5 < highest < REWORD_MIN_RATIO
+
+
+def test_a_rewording_between_0_7_and_0_8_alike_is_still_a_rewording():
+    """A constructed correction that names the card otherwise and changes its verb scores between
+    0.7 and 0.8: still one ruling re-worded. The bounds are written out so that a stricter
+    threshold (0.8 would call it a ruling removed and another added) fails here."""
+    before = "If Case of the Shifting Visage leaves the battlefield, the copy remains on the stack."
+    after = "If the Case leaves the battlefield, the copy is still on the stack."
+    assert 0.7 <= similarity(before, after) < 0.8
+    assert choose_rewordings([("r-old", "r-new", before, after)]) == [("r-old", "r-new")]

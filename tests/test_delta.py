@@ -118,8 +118,14 @@ def test_a_series_of_edits_loads_the_same_by_delta_and_by_full_builds(settings, 
     def reversible_goes(day):  # and the printing is gone again; the second card's own printings are back
         day.cards = [c for c in day.cards if c.get("layout") != "reversible_card"] + put_aside
 
+    def symbols_back_on_its_card(day):  # the copy with symbols comes after the plain one, on the plain one's
+        # card: the plain copy, not derived again, folds into it, and the card's link follows
+        text = "Pay {2}{U} and tap an untapped creature you control: look at the top card."
+        day.rulings.insert(day.rulings_of(plain)[-1] + 1, {"object": "ruling", "oracle_id": plain, "source": "wotc",
+                                                           "published_at": "2019-05-03", "comment": text})
+
     for edit in (errata, comings_and_goings, back_and_symbols, refusals, symbols_lost_goes, reversible,
-                 reversible_goes):
+                 reversible_goes, symbols_back_on_its_card):
         _edited(days, edit)
     days.append(copy.deepcopy(days[-1]))  # nothing changed
 
@@ -135,6 +141,11 @@ def test_a_series_of_edits_loads_the_same_by_delta_and_by_full_builds(settings, 
                                     "AND kind = 'card_changed' AND after = 'Reach'") == [(1,)]
     statuses = [s for (s,) in query(settings.data_dir, "SELECT status FROM sync_run ORDER BY run_id")]
     assert statuses[-1] == "no_changes" and statuses[:-1] == ["ok"] * (len(days) - 1)
+    # the plain copy of the last edit joined the ruling with symbols on its own card
+    lost = "SELECT r.text FROM ruling_sighting AS s JOIN ruling AS r USING (ruling_id) " \
+           "WHERE s.oracle_id = ? AND list_contains(s.flags, 'symbols_lost')"
+    assert query(settings.data_dir, lost, [plain]) == [
+        ("Pay {2}{U} and tap an untapped creature you control: look at the top card.",)]
 
 
 def test_gzipped_json_lines_are_read_again_by_a_scan(settings, synth, caplog):
@@ -418,6 +429,9 @@ BROKEN_DELTAS = {
         "AND ruling_id NOT IN (SELECT ruling_id FROM ruling_sighting "
         "ANTI JOIN scope_ruling_sighting USING (sighting_id)))",
         "rulings_have_provenance"),
+    "a ruling written as the wiki's, with a date (the wiki dates none)": (
+        "UPDATE n_ruling SET source = 'mtgwiki' WHERE ruling_id = (SELECT min(ruling_id) FROM n_ruling "
+        "WHERE published_at IS NOT NULL)", "rulings_have_provenance"),
     "a sighting from an origin casefile does not read": (
         "UPDATE n_ruling_sighting SET origin = 'elsewhere' "
         "WHERE sighting_id = (SELECT min(sighting_id) FROM n_ruling_sighting)", "accepted_values"),

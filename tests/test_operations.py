@@ -469,6 +469,21 @@ def test_doctor_reports_a_tampered_raw_file_and_a_broken_check(data_dir, capsys)
     assert len(failing) == 1 and "unique_keys" in failing[0]
 
 
+def test_doctor_fails_a_wiki_only_ruling_given_a_date_by_hand(data_dir, capsys):
+    """A wiki-only ruling is undated (the MTG wiki dates none): one given a date by hand, in the
+    warehouse of the sample, is a failing check that doctor names."""
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    con = duckdb.connect(str(db_of(data_dir)))
+    con.execute("UPDATE ruling SET published_at = DATE '2024-02-02' "
+                "WHERE ruling_id = (SELECT min(ruling_id) FROM ruling WHERE source = 'mtgwiki')")
+    assert con.execute("SELECT count(*) FROM ruling WHERE source = 'mtgwiki' AND published_at IS NOT NULL").fetchone() == (1,)
+    con.close()
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 65
+    failing = [f["finding"] for f in json.loads(capsys.readouterr().out) if f["level"] == "fail"]
+    assert len(failing) == 1 and "rulings_have_provenance" in failing[0]
+
+
 def test_status_of_a_warehouse_an_older_version_made_counts_the_tables_it_has(data_dir, capsys):
     """A warehouse of the sample whose query_wiki_page is dropped, as a warehouse made before the
     table has none (CONSTRUCTED by that DROP): status, the first command run after an upgrade,

@@ -225,6 +225,17 @@ def test_a_date_block_with_a_label_casefile_does_not_know_is_a_layout_change(blo
                                   "</li></ul>"), "doc", None)
 
 
+# Constructed: a date block in a layout casefile does not know, longer than a label and its date
+# ("— Wizards of the Coast (2024-02-02)" is 35 characters) but within the 60 a date block may have.
+@pytest.mark.parametrize("block", ["Published 2024-02-02 by Wizards of the Coast",  # 44 characters
+                                   "Published 2024-02-02 by Wizards of the Coast, rules team"])  # 56
+def test_a_date_block_of_up_to_sixty_characters_in_a_layout_not_known_is_a_layout_change(block):
+    assert 35 < len(block) <= 60
+    with pytest.raises(ParseError, match="date block reads"):
+        parse_scryfall_page(_page(f'<ul><li><p>A Case can be solved only once.</p><p class="ruling-meta">{block}</p>'
+                                  "</li></ul>"), "doc", None)
+
+
 def test_an_undated_ruling_ending_in_a_date_of_its_own_words_is_read():
     html = _page("<ul><li><p>Cards printed before 2019-10-04.</p></li><li><p>It changed on June 1, 2020.</p></li></ul>")
     assert [(r.text_as_seen, r.date_as_seen) for r in parse_scryfall_page(html, "doc", None).rulings] == [

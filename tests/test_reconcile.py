@@ -435,3 +435,26 @@ def test_two_page_wordings_folded_into_one_api_ruling_leave_its_wiki_copy_unambi
     assert [r.text for r in out.rulings] == [NEW]
     [wiki] = [s for s in out.sightings if s.origin == "mtgwiki"]
     assert "ambiguous_match" not in wiki.flags and OTHER_WORDING in wiki.flags
+
+
+def test_an_undated_copy_with_another_source_is_a_ruling_of_its_own_not_the_other_source_s():
+    """CONSTRUCTED: card y's API copy names its source (scryfall) but no date it can read: the
+    same words under wotc on card x are another source's ruling, so y keeps a scryfall ruling."""
+    text = "The Case stays solved."
+    out = reconcile([_api("x", text), RulingSighting(doc_id="api-y", origin="scryfall-api", oracle_id="y", position=0,
+                                                      text_as_seen=text, date_as_seen=None, source="scryfall")])
+    assert sorted((r.source, r.published_at) for r in out.rulings) == [("scryfall", None), ("wotc", "2024-02-02")]
+    source = {r.ruling_id: r.source for r in out.rulings}
+    assert sorted((c.oracle_id, source[c.ruling_id]) for c in out.card_rulings) == [("x", "wotc"), ("y", "scryfall")]
+
+
+def test_an_undated_wiki_copy_of_words_two_dated_rulings_share_joins_the_latest_flagged_ambiguous():
+    """CONSTRUCTED: the same words are a ruling of 2019 on card x and one of 2024 on card y; the
+    wiki's copy, on no card and undated, cannot tell which: it goes to the latest, flagged."""
+    text = "The Case stays solved."
+    out = reconcile([_api("x", text, date="2019-05-03"), _api("y", text), _wiki(text)])
+    assert len(out.rulings) == 2
+    dates = {r.ruling_id: r.published_at for r in out.rulings}
+    [wiki] = [s for s in out.sightings if s.origin == "mtgwiki"]
+    assert dates[wiki.ruling_id] == "2024-02-02"
+    assert "ambiguous_match" in wiki.flags

@@ -411,6 +411,28 @@ def test_a_translation_re_worded_or_dropped_is_a_change_event(data_dir, tmp_path
     assert rows(data_dir, "SELECT count(*) FROM ruling") == [(45,)]  # the rulings stay
 
 
+def test_a_ruling_removed_with_its_card_is_not_said_again_to_lose_its_translation(data_dir, tmp_path, capsys):
+    """The marker copies of the tests above, then the sample without Shifting Visage (its documents,
+    the page of the French copies among them, gone): the rulings that were its alone are removed,
+    each one event; the translations of the rulings it shared with other Cases are removed alone.
+    Every translation is said gone once, never by a translation_removed beside the ruling_removed
+    of its ruling."""
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(_with_french(tmp_path))]) == 0
+    translated = {ruling_id for (ruling_id,) in rows(data_dir, "SELECT ruling_id FROM ruling_translation")}
+    assert len(translated) == 16
+    run = EditableRun(tmp_path / "without-visage")
+    run.drop_card(VISAGE)
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run.path)]) == 0
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "changes", "--format", "json"]) == 0
+    events = json.loads(capsys.readouterr().out)
+    removed = {e["id"] for e in events if e["kind"] == "ruling_removed"}
+    untranslated = [e["id"] for e in events if e["kind"] == "translation_removed"]
+    assert removed and untranslated  # some of each: the test would say nothing otherwise
+    assert not removed & set(untranslated)
+    assert len(set(untranslated)) == len(untranslated) and set(untranslated) | (removed & translated) == translated
+
+
 def test_a_cards_rulings_are_numbered_one_to_n_when_a_page_shows_one_the_api_does_not(data_dir, tmp_path, capsys):
     """Constructed: a copy of the sample whose API rulings list of Case of the Burning Masks lacks
     its fifth ruling, which its scryfall.com and listeblanche.fr pages still show (a page behind

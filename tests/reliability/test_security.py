@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from pipeline.cli import main
 from pipeline.rawstore import _safe_name, read_manifest, read_run
 
-from conftest import subprocess_env
+from conftest import ROOT, subprocess_env
 from support.fake_scryfall import FakeScryfall
 from support.sample_data import sample_api_data
 from support.warehouse_state import fingerprints, run_dirs, warehouse_of
@@ -169,3 +170,27 @@ def test_no_secret_from_a_server_reaches_the_manifest_or_the_logs(tmp_path):
                 for line in (run / "manifest.jsonl").read_text().splitlines()]
     assert all(set(e["headers"]) <= {"content-type", "content-length", "etag", "last-modified", "date",
                                      "retry-after", "cache-control", "x-robots-tag"} for e in manifest)
+
+
+# --- recorded runs -----------------------------------------------------------------------------
+
+def test_a_recorded_run_whose_manifest_points_outside_it_is_refused_and_nothing_is_read_from_there(tmp_path, capsys):
+    """A copy of the sample whose search page is moved out of the run, its manifest line pointing
+    at it with "../" (constructed): replaying the run would read, and copy into the raw store, a
+    file the run does not hold. It is refused (65, named), no warehouse is made, and the file's
+    bytes are nowhere in the data folder."""
+    run = tmp_path / "run"
+    shutil.copytree(ROOT / "data" / "raw" / "sample", run)
+    lines = [json.loads(line) for line in (run / "manifest.jsonl").read_text("utf-8").splitlines()]
+    [search] = [e for e in lines if e["kind"] == "search"]
+    (tmp_path / "outside").mkdir()
+    outside = tmp_path / "outside" / "search.json"
+    (run / search["path"]).rename(outside)
+    search["path"] = "../outside/search.json"
+    (run / "manifest.jsonl").write_text("".join(json.dumps(e, sort_keys=True) + "\n" for e in lines), "utf-8")
+    data_dir = tmp_path / "data"
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(run)]) == 65
+    assert "points outside its run: ../outside/search.json" in capsys.readouterr().err
+    assert not (data_dir / "warehouse" / "casefile.duckdb").exists()
+    body = outside.read_bytes()
+    assert [p for p, b in _everything_under(data_dir).items() if b == body] == []
