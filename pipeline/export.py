@@ -99,10 +99,10 @@ class ExportResult:
 
 
 def _open(warehouse: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
-    # Unlike every other reader, this connection keeps external access: DuckDB's COPY ... TO
-    # writes the dataset files itself (parquet above all), and COPY is external access. It is
-    # still read-only, it runs only the project's own SQL from sql/export/, and it writes only
-    # into the temp folder this module made. One thread: rows and files come out in one order.
+    # Unlike open_reader's, this connection keeps external access (so does api.py's): DuckDB's
+    # COPY ... TO writes the dataset files itself (parquet above all), and COPY is external access.
+    # It is still read-only, it runs only the project's own SQL from sql/export/, and it writes
+    # only into the temp folder this module made. One thread: rows and files come out in one order.
     con = connect_read_only(warehouse, wait_s)
     con.execute("SET threads = 1")
     return con

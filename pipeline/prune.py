@@ -54,7 +54,7 @@ DAMAGED = "damaged: repair its run.json or remove it by hand"
 class Decision:
     run: RunInfo
     keep: bool
-    reason: str  # why it stays (CURRENT, RULES, RECENT) or goes ("superseded", or its status)
+    reason: str  # why it stays (DAMAGED, RULES, CURRENT, RECENT) or goes ("superseded", or its status)
 
 
 @dataclass

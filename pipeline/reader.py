@@ -1,8 +1,11 @@
 """Read-only access to the warehouse for ``sql``, ``status`` and the other readers.
 
-A reader never writes: the connection is read-only, external access (other files, ATTACH,
-COPY, httpfs) is switched off and the configuration locked, so a query cannot undo that. While a
-sync holds the file, a reader waits briefly, then stops with exit 75.
+No reader writes the warehouse: every connection is read-only. ``open_reader``'s also has
+external access (other files, ATTACH, COPY, httpfs) switched off and the configuration locked, so
+a query cannot undo that. ``export.py`` and ``api.py`` take ``connect_read_only`` instead, which
+leaves external access on and the configuration unlocked: the export's COPY ... TO writes the
+dataset files, and the API runs casefile's SQL only. While a sync holds the file, a reader waits
+briefly, then gives up (TryAgainLater, exit 75).
 """
 
 from __future__ import annotations

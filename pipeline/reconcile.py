@@ -150,7 +150,7 @@ def reconcile(sightings: Iterable[RulingSighting]) -> Reconciled:
             on_card = [g for g in candidates if s.oracle_id in cards[id(g)]]
             if len(on_card) == 1:  # the card's page shows the card's ruling
                 candidates = on_card
-        if not candidates:  # the words of a ruling that only pages showed, folded into the API's (rule 4)
+        if not candidates:  # the words of a ruling that only pages showed, folded into the API's (rule 3)
             homes, lost = aliases.homes(s, wordings)
             candidates = _agreeing(homes, s)
             flags = (OTHER_WORDING,) + ((SYMBOLS_LOST,) if lost else ()) if candidates else ()
@@ -270,7 +270,7 @@ class _ApiWordings:
 
 @dataclass
 class _Aliases:
-    """The words of the rulings only pages showed that were folded into an API ruling (rule 4),
+    """The words of the rulings only pages showed that were folded into an API ruling (rule 3),
     by match key and, for words with symbols, by the key without them: their loose copies (the
     wiki's, a card page's without a source) follow them there."""
 

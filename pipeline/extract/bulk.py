@@ -7,7 +7,9 @@ list). Files are streamed to the raw store, never held in memory, with a conditi
 that run's file. The descriptor's fields are read defensively (https://scryfall.com/docs/api/bulk-data):
 ``jsonl_download_uri`` (gzipped JSON lines) when present, else ``download_uri`` (a JSON array).
 
-Also here: ``plan``, which says what a sync would request, and ``choose``, the ``--bulk auto`` rule.
+Also here: ``Plan``, ``api_plan`` and ``bulk_plan``, what a sync by each plan would request
+(``extract/plan.py``'s ``plan`` and the sync's ``--bulk auto`` use them), and ``choose``, the
+``--bulk auto`` rule.
 """
 
 from __future__ import annotations

@@ -1,8 +1,11 @@
 """The one HTTP client: identification headers, pacing, timeouts, retries, size cap, redirects.
 
-Only ``extract/`` uses it. Every request goes through ``HttpClient.get``, which paces by the
-rules the caller names (per endpoint, per host), retries what is worth retrying, and returns the
-body bytes exactly as delivered, or raises one of the project's errors with a message for the user.
+``pipeline/sync.py`` (syncs, rules ingests), ``extract/plan.py`` and ``extract/probe.py`` make one,
+and every HTTP request casefile sends goes through it: ``HttpClient.get`` returns a body in
+memory, ``HttpClient.download`` streams one to a sink (the bulk files). Both pace by the rules the
+caller names (per endpoint, per host), retry what is worth retrying and keep the body bytes as
+delivered (Content-Encoding undone), or raise one of the project's errors with a message for the
+user.
 """
 
 from __future__ import annotations
@@ -111,7 +114,7 @@ class HttpClient:
     def close(self) -> None:
         self.session.close()
 
-    # -- the one entry point -------------------------------------------------------------
+    # -- the entry points: get, and download for bulk files -----------------------------
     def get(self, url: str, *, pacing: Iterable[tuple[str, float]], accept: str = JSON_ACCEPT,
             check_body: Callable[[dict[str, str], bytes], None] | None = None,
             allowed_hosts: Iterable[str] = (), check_redirect: Callable[[str], None] | None = None) -> Response:

@@ -377,10 +377,10 @@ _pattern = functools.lru_cache(maxsize=4096)(_Pattern.of)
 def _can_fetch(parser: RobotsRules, user_agent: str, url: str) -> bool:
     """Whether robots.txt lets ``user_agent`` fetch ``url``, by RFC 9309's rules: in the groups that
     apply, the rule whose path matches with the most octets decides, Allow on a tie; "*" in a
-    path matches any characters, and "$" at its end the end of the URL's path. (Python's
-    urllib.robotparser, used before, let the first matching line decide, read "*" and "$" as the
-    characters themselves, kept only the first "*" group, matched user agents by substring, and
-    took "/*?" for "/*".) ``parser``: from ``read_robots``."""
+    path matches any characters, and "$" at its end the end of the URL's path. (Not Python's
+    urllib.robotparser: it lets the first matching line decide, reads "*" and "$" as the
+    characters themselves, keeps only the first "*" group, matches user agents by substring, and
+    takes "/*?" for "/*".) ``parser``: from ``read_robots``."""
     if parser.disallow_all:
         return False
     rules, _ = parser.applying(user_agent)

@@ -329,7 +329,9 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
     """Merge one run's state into the warehouse in a single transaction; return per-table counts.
 
     Order inside the transaction: stage every table, compute the change events against the live
-    tables, keep the rulings that go away, merge, record documents, events and the run, check.
+    tables, keep the rulings that go away (and release the ones that come back), merge, derive
+    ruling_card_names and ruling_translation_key, write the change events, record the documents,
+    record the run, check.
     ``scope``: the tables a delta build staged in part (the keys it answers for are in
     scope_<table>). ``run_row["timed"]`` false (a rebuild) leaves sync_run.duration_s NULL.
     ``bulk_query``: the query of the bulk view the run loads, which must keep a card
@@ -432,10 +434,11 @@ def run_checks(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...] = (),
     A load that merged every table whole (``scope`` empty) runs sql/checks/*.sql over the whole
     warehouse. A delta load (the tables of ``SCOPED_TABLES`` in ``scope``, run ``run_id``) runs
     sql/checks/delta/ instead, which look only where this load can have broken a rule: the rows
-    it wrote, the rows that pointed at rows it deleted, and the tables it merged whole. None of
-    them reads the whole history (change_event, retired_ruling), which grows every day. Every
-    other row passed the checks of the load that wrote it, inside the same transaction as its
-    commit, and no other writer touches the warehouse.
+    it wrote, the rows that pointed at rows it deleted, and the tables it merged whole. Of
+    change_event, which grows every day, they check this run's rows only; retired_ruling is
+    scanned whole (delta/accepted_values.sql, delta/unique_keys.sql), but its rows are only the
+    rulings that went away. Every other row passed the checks of the load that wrote it, inside
+    the same transaction as its commit, and no other writer touches the warehouse.
     """
     if not set(SCOPED_TABLES) <= set(scope):
         return _failing(con, [(path.stem, path.read_text("utf-8")) for path in sql_files("checks")])

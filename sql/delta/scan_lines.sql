@@ -18,7 +18,9 @@
 --   ok   the line looks like one whole object: it starts with { and ends with } (comma aside)
 -- The array's brackets and blank lines are not objects. The text is dropped as soon as it is
 -- hashed: the numbering works on small rows. A file with \r\n line ends gets offsets that miss
--- the \r: read_lines checks each line it reads against its hash, so such a file is read whole.
+-- the \r: verify_lines.sql (run by pipeline/normalize/delta.py _stage_lines_read) checks each line
+-- read again against its hash, and a line that differs makes the build a full one, which reads
+-- the file whole.
 --
 -- The first statement hashes the lines on every thread into a table; a table made from a single
 -- reader keeps the file's order (DuckDB's order preservation), so a line's rowid is its place in

@@ -1,8 +1,9 @@
 -- Text helpers of pipeline/normalize/text.py as SQL macros, for the SQL build path.
--- A text is "plain" when it holds only ASCII and the quotes and dashes match_key folds that
--- Unicode normalization leaves alone: on such texts NFC and NFKC change nothing, casefold is
--- lower() and there is no invisible character to drop, so the macros below give exactly what
--- the Python functions give. Other texts go to
+-- A text is "plain" when it holds only ASCII and the quotes and dashes cf_fold lists: those
+-- match_key folds that Unicode normalization leaves alone, but for the modifier letter
+-- apostrophe U+02BC, which cf_fold does not list. On plain texts NFC and NFKC change nothing,
+-- casefold is lower() and there is no invisible character to drop, so the macros below give
+-- exactly what the Python functions give. Other texts (one with U+02BC too) go to
 -- the Python functions themselves (py_* functions registered by pipeline/normalize/duck.py).
 -- Whitespace is Python's: str.isspace() in the ASCII range is \t \n \x0b \x0c \r \x1c-\x1f and space.
 -- Each costly step is guarded by a cheap test of whether it changes anything: replace() and a

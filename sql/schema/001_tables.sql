@@ -12,9 +12,9 @@ CREATE TABLE IF NOT EXISTS sync_run (
     started_at    TIMESTAMP,
     finished_at   TIMESTAMP,
     status        VARCHAR NOT NULL,   -- ok | no_changes
-    mode          VARCHAR NOT NULL,   -- live | offline
+    mode          VARCHAR NOT NULL,   -- live | offline | ingest (casefile rules ingest)
     query         VARCHAR,
-    sources       VARCHAR,            -- comma-separated: api,wiki,listeblanche,scryfall-page
+    sources       VARCHAR,            -- comma-separated: api,wiki,listeblanche,scryfall-page,rules
     replay_of     VARCHAR,            -- offline runs: the recorded run they replayed
     requests      INTEGER,            -- HTTP exchanges (retries included); replayed responses offline
     bytes         BIGINT,
@@ -28,8 +28,8 @@ CREATE TABLE IF NOT EXISTS sync_run (
 CREATE TABLE IF NOT EXISTS raw_document (
     doc_id        VARCHAR NOT NULL,   -- sha256 of url + "\n" + body
     run_id        VARCHAR NOT NULL,   -- the first run that fetched these bytes from this URL
-    origin        VARCHAR NOT NULL,   -- scryfall-api | mtgwiki | listeblanche | scryfall-page
-    kind          VARCHAR NOT NULL,   -- search | rulings | set | page; bulk: bulk-index | bulk-cards | bulk-rulings | sets | plan-probe
+    origin        VARCHAR NOT NULL,   -- scryfall-api | mtgwiki | listeblanche | scryfall-page | comprehensive-rules
+    kind          VARCHAR NOT NULL,   -- search | rulings | set | page | robots | rules; bulk: bulk-index | bulk-cards | bulk-rulings | sets | plan-probe
     url           VARCHAR NOT NULL,
     fetched_at    TIMESTAMP,
     http_status   INTEGER,
@@ -76,7 +76,8 @@ CREATE TABLE IF NOT EXISTS printing (
 
 CREATE TABLE IF NOT EXISTS ruling (
     ruling_id     VARCHAR NOT NULL,   -- derived from (source, published_at, match_key)
-    source        VARCHAR NOT NULL,   -- wotc | scryfall | mtgwiki
+    source        VARCHAR NOT NULL,   -- as its copies show it (wotc | scryfall); else their origin:
+                                      -- mtgwiki (wiki-only), scryfall-page, listeblanche
     published_at  DATE,               -- NULL for undated rulings (wiki-only)
     -- Stored uncompressed: `casefile search` scans every match_key and reads the text of the
     -- rulings it finds, and zstd blocks make both slower (README, "How it works").
@@ -120,7 +121,8 @@ CREATE TABLE IF NOT EXISTS ruling_sighting (
     text_as_seen  VARCHAR USING COMPRESSION zstd NOT NULL,
     date_as_seen  DATE,
     source_as_seen VARCHAR,
-    flags         VARCHAR[]           -- symbols_lost, matched_without_date, ambiguous_match, other_wording
+    flags         VARCHAR[]           -- symbols_lost, matched_without_date, ambiguous_match, other_wording,
+                                      -- machine-translation (a French copy its page says is machine-made)
 );
 
 CREATE TABLE IF NOT EXISTS ruling_translation (

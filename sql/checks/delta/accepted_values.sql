@@ -2,9 +2,9 @@
 -- scope holds its staged rows and the rows the last load checked; a links table merged whole
 -- holds its staged rows: their staged rows are checked. The change events are checked in this
 -- run's rows. A ruling is both live and retired only if this load retired it (removed_in_run)
--- or wrote it (stage_ruling). The small tables are checked whole. Every other row passed the
--- check of the load that wrote it: the check does not grow with the warehouse's history
--- (change_event and retired_ruling grow with every day's changes).
+-- or wrote it (stage_ruling). sync_run and raw_document are checked whole. Every other row
+-- passed the check of the load that wrote it. retired_ruling is scanned whole (by both of its
+-- checks), but its rows are only the rulings that went away.
 SELECT 'sync_run.mode' AS col, mode AS v FROM sync_run WHERE mode NOT IN ('live', 'offline', 'ingest')
 UNION ALL SELECT 'sync_run.status', status FROM sync_run WHERE status NOT IN ('ok', 'no_changes')
 UNION ALL SELECT 'raw_document.origin', origin FROM raw_document
