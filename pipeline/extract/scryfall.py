@@ -116,17 +116,16 @@ class ScryfallExtractor:
         return [("api", self.settings.api_interval_s), ("api:search", self.settings.search_interval_s)]
 
     def first_page(self, query: str, include_multilingual: bool = False):
-        """The first search page, not yet saved (``--bulk auto`` and ``--plan`` read it first).
+        """The first search page, not yet saved (``--bulk auto`` reads it first to choose the plan).
 
-        A body given up on is still quarantined in the run, when there is one (``--plan`` has none).
+        A body given up on is still quarantined in the run.
         """
         url = search_url(self.settings.api_url, query, include_multilingual)
         try:
             return self.transport.get(url, pacing=self._search_pacing(), accept=JSON_ACCEPT,
                                       check_body=json_body_check)
         except CasefileError as exc:
-            if self.writer is not None:
-                quarantine(self.writer, exc, ORIGIN, "search", "1")
+            quarantine(self.writer, exc, ORIGIN, "search", "1")
             raise
 
     def run(self, query: str, include_multilingual: bool = False, first=None) -> ApiExtract:
