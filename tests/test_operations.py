@@ -484,6 +484,17 @@ def test_doctor_fails_a_wiki_only_ruling_given_a_date_by_hand(data_dir, capsys):
     assert len(failing) == 1 and "rulings_have_provenance" in failing[0]
 
 
+@pytest.mark.parametrize("table, check", [("query_card", "unique_keys"), ("query_wiki_page", "unique_keys_merged")])
+def test_the_checks_refuse_a_query_table_row_held_twice(warehouse_copy, table, check):
+    """Each row of query_card and query_wiki_page is its own key: one held twice (CONSTRUCTED by
+    the INSERT) fails the key check of its table."""
+    from support.warehouse_state import failing_checks
+
+    data = warehouse_copy("INSERT INTO query_wiki_page VALUES ('q', 'd')",
+                          f"INSERT INTO {table} SELECT * FROM {table} LIMIT 1")
+    assert failing_checks(data) == [(check, 1)]
+
+
 def test_status_of_a_warehouse_an_older_version_made_counts_the_tables_it_has(data_dir, capsys):
     """A warehouse of the sample whose query_wiki_page is dropped, as a warehouse made before the
     table has none (CONSTRUCTED by that DROP): status, the first command run after an upgrade,

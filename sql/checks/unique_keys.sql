@@ -4,6 +4,7 @@
 -- key (grouped by the key's columns, joined into one text only for the duplicates). A delta
 -- load runs sql/checks/delta/unique_keys.sql instead.
 SELECT 'card' AS tbl, oracle_id AS k FROM card GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'query_card', query || '/' || oracle_id FROM query_card GROUP BY query, oracle_id HAVING count(*) > 1
 UNION ALL SELECT 'printing', scryfall_id FROM printing GROUP BY ALL HAVING count(*) > 1
 UNION ALL SELECT 'ruling', ruling_id FROM ruling GROUP BY ALL HAVING count(*) > 1
 UNION ALL SELECT 'card_ruling', oracle_id || '/' || ruling_id FROM card_ruling GROUP BY oracle_id, ruling_id HAVING count(*) > 1

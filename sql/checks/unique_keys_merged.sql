@@ -2,6 +2,7 @@
 -- rulings, which every load appends to: unique_keys.sql).
 -- Returns one row per duplicated key. A delta load runs this file as it is.
 SELECT 'card_set' AS tbl, set_code AS k FROM card_set GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'query_wiki_page', query || '/' || doc_id FROM query_wiki_page GROUP BY query, doc_id HAVING count(*) > 1
 UNION ALL SELECT 'ruling_translation', ruling_id || '/' || lang || '/' || origin FROM ruling_translation GROUP BY ruling_id, lang, origin HAVING count(*) > 1
 UNION ALL SELECT 'sync_run', run_id FROM sync_run GROUP BY ALL HAVING count(*) > 1
 UNION ALL SELECT 'raw_document', doc_id FROM raw_document GROUP BY ALL HAVING count(*) > 1

@@ -5,6 +5,7 @@
 -- and so are the retired rulings it appends (removed_in_run; a load only deletes the others):
 -- a key can be doubled only where this run wrote one of its rows.
 SELECT 'card' AS tbl, oracle_id AS k FROM stage_card GROUP BY ALL HAVING count(*) > 1
+UNION ALL SELECT 'query_card', query || '/' || oracle_id FROM stage_query_card GROUP BY query, oracle_id HAVING count(*) > 1
 UNION ALL SELECT 'printing', scryfall_id FROM stage_printing GROUP BY ALL HAVING count(*) > 1
 UNION ALL SELECT 'ruling', ruling_id FROM stage_ruling GROUP BY ALL HAVING count(*) > 1
 UNION ALL SELECT 'card_ruling', oracle_id || '/' || ruling_id FROM stage_card_ruling GROUP BY oracle_id, ruling_id HAVING count(*) > 1
