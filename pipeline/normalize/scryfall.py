@@ -31,12 +31,13 @@ def _iso_date(value) -> str | None:
         return None
     return value
 
-# Fields of Scryfall's card object that casefile reads. Everything else is ignored and counted, so
-# a format change shows up in the run summary rather than silently.
+# Fields of Scryfall's card object that casefile reads (normalize/duck.py CARD_COLUMNS), and
+# ``object`` ("card", not read). Everything else is ignored, and counted on search pages, so a
+# format change shows up in the run summary rather than silently.
 CARD_FIELDS_READ = frozenset({
     "object", "id", "oracle_id", "name", "lang", "released_at", "layout", "mana_cost", "cmc",
     "type_line", "oracle_text", "colors", "color_identity", "set", "collector_number", "rarity",
-    "digital", "printed_name", "printed_text", "printed_type_line", "scryfall_uri", "card_faces",
+    "digital", "printed_name", "printed_text", "scryfall_uri", "card_faces",
 })
 
 
