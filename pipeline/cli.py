@@ -990,7 +990,8 @@ def status(ctx: Context, fmt: str) -> None:
     facts = [("data dir", info["paths"]["data_dir"]),
              ("raw store", f"{info['paths']['raw_dir']} ({info['runs']['complete']} complete, "
                            f"{info['runs']['failed']} failed, {info['runs']['incomplete']} incomplete; "
-                           f"{human_bytes(info['runs']['bytes'])})"),
+                           f"{human_bytes(info['runs']['bytes'])})"
+                           + (f"; {info['runs']['problem']} (see casefile doctor)" if info["runs"]["problem"] else "")),
              ("warehouse", info["paths"]["warehouse"] + ("" if info["warehouse"]["exists"] else " (not built yet)"))]
     if info["warehouse"].get("last_run"):
         lr = info["warehouse"]["last_run"]

@@ -24,7 +24,7 @@ from .errors import (EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_TEMPFAIL, EXIT_UNA
                      ConfigError, NoWarehouse, damaged_warehouse)
 from .lock import HOLDERS, holder_pid
 from .lost import advice, lost_runs, read_loaded
-from .rawstore import DELETING, RawStore, document_problem, new_run_id, read_manifest
+from .rawstore import DELETING, RawStore, document_problem, new_run_id, read_manifest, store_problem
 from .reader import loaded_runs, open_reader, query
 from .resources import read_sql, sql_files
 
@@ -79,6 +79,11 @@ def _raw_store(settings: Settings, running: bool, loaded: set[str] | None = None
     found, store = [], RawStore(settings.raw_dir)
     runs = store.runs()
     checked = bad = 0
+    problem = store_problem(store.root)
+    if problem is not None:  # every sync and rules ingest fails on it (78), before it fetches anything
+        found.append(Finding("fail", "raw", f"{store.root} {problem[0]}: no sync or rules ingest can keep "
+                                            f"a run there ({problem[1]})", EXIT_CONFIG))
+        bad += 1
     for run in runs:
         if run.status == "incomplete" and not running:
             found.append(Finding("warn", "raw", f"run {run.run_id} never finished (killed?); it is never loaded"))

@@ -86,6 +86,31 @@ def unwritable(exc: OSError, where: Path) -> CasefileError:
     return ConfigError(f"cannot write to the raw store: {reason}; casefile must be able to write the data folder")
 
 
+def store_problem(root: Path) -> tuple[str, str] | None:
+    """Why no run can be written in the raw store ``root``, and what to do, as (problem, remedy),
+    or None: a file (or a link to nothing) where its folder should be, a read-only mount, the
+    permissions (judged for the user asking: ask as the syncs' user). A store not made yet has
+    none: whether the data folder can make it is the data folder's own question."""
+    try:
+        mode = os.stat(root).st_mode
+    except FileNotFoundError:
+        if os.path.islink(root):
+            return "is a link to nothing", "remove the link, or make the folder it names"
+        return None
+    except OSError as exc:
+        return f"cannot be looked into ({exc.strerror or exc})", "make it readable and writable again"
+    if not stat.S_ISDIR(mode):
+        return "is not a folder", "move it away: the next sync makes the folder"
+    try:
+        if os.statvfs(root).f_flag & os.ST_RDONLY:
+            return "is on a read-only file system", "mount it writable"
+    except OSError:
+        pass
+    if not os.access(root, os.W_OK | os.X_OK):
+        return "may not be written by this user (permissions)", "make it writable again"
+    return None
+
+
 @contextlib.contextmanager
 def _writing(where: Path):
     """An OSError of the block, a write to the raw store under ``where``, as ``unwritable`` says."""

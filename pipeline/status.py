@@ -8,7 +8,7 @@ from __future__ import annotations
 from .config import Settings
 from .errors import NoWarehouse
 from .lock import holder_pid
-from .rawstore import RawStore, inode_usage
+from .rawstore import RawStore, inode_usage, store_problem
 from .reader import loaded_runs, open_reader, query
 from .resources import read_sql
 
@@ -20,6 +20,7 @@ TABLES = ("sync_run", "raw_document", "card_set", "card", "printing", "ruling", 
 
 def collect_status(settings: Settings, recent: int = 5) -> dict:
     runs = RawStore(settings.raw_dir).runs()
+    problem = store_problem(settings.raw_dir)  # `casefile doctor` fails on it, with what to do
     by_status: dict[str, int] = {}
     for run in runs:
         by_status[run.status] = by_status.get(run.status, 0) + 1
@@ -31,7 +32,8 @@ def collect_status(settings: Settings, recent: int = 5) -> dict:
         "runs": {"total": len(runs), "complete": by_status.get("complete", 0),
                  "failed": sum(v for k, v in by_status.items() if k not in ("complete", "incomplete")),
                  "incomplete": by_status.get("incomplete", 0),
-                 "bytes": sum(size for _, _, size in inode_usage([run.path for run in runs]).values())},
+                 "bytes": sum(size for _, _, size in inode_usage([run.path for run in runs]).values()),
+                 "problem": None if problem is None else f"it {problem[0]}: no sync can keep a run there"},
         "warehouse": {"exists": settings.warehouse_path.exists()},
         "recent_runs": [],
     }

@@ -474,6 +474,49 @@ def test_doctor_fails_a_warehouse_no_writer_may_write(synced, capsys, monkeypatc
                       "can load a run (make it writable again)")]
 
 
+def test_doctor_fails_a_raw_store_no_sync_may_write(synced, capsys, monkeypatch):
+    """data/raw made read-only (`chmod 555`, as os.access and os.mkdir say here, even for root):
+    every sync exits 78 "cannot write to the raw store", and doctor said "ok raw" with exit 0."""
+    raw = synced / "raw"
+    _not_writable(monkeypatch, raw)
+    real_mkdir = os.mkdir
+
+    def mkdir(path, *args, **kwargs):
+        if Path(path).parent == raw:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_mkdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", mkdir)
+    assert main(["--data-dir", str(synced), "sync", "--offline"]) == 78
+    assert "cannot write to the raw store: Permission denied" in capsys.readouterr().err
+    assert main(["--data-dir", str(synced), "doctor", "--format", "json"]) == 78
+    findings = json.loads(capsys.readouterr().out)
+    assert [(f["area"], f["finding"]) for f in findings if f["level"] == "fail"] == [
+        ("raw", f"{raw} may not be written by this user (permissions): no sync or rules ingest can keep a run "
+                "there (make it writable again)")]
+    assert not [f for f in findings if f["area"] == "raw" and f["level"] == "ok"]
+
+
+def test_doctor_fails_a_file_where_the_raw_store_should_be_and_status_says_so(data_dir, capsys):
+    """`touch data/raw` in a fresh data folder: every sync exits 78 (File exists), and doctor
+    said "ok raw 0 run(s)" with exit 0, status "0 complete" and nothing more."""
+    raw = data_dir / "raw"
+    raw.write_text("")
+    assert main(["--data-dir", str(data_dir), "sync", "--offline"]) == 78
+    assert "cannot write to the raw store" in capsys.readouterr().err
+    assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 78
+    findings = json.loads(capsys.readouterr().out)
+    assert [(f["level"], f["finding"]) for f in findings if f["area"] == "raw"] == [
+        ("fail", f"{raw} is not a folder: no sync or rules ingest can keep a run there "
+                 "(move it away: the next sync makes the folder)")]
+    assert main(["--data-dir", str(data_dir), "status"]) == 0
+    assert f"raw store:  {raw} (0 complete, 0 failed, 0 incomplete; 0 B); it is not a folder: no sync can keep " \
+           "a run there (see casefile doctor)\n" in capsys.readouterr().out
+    assert main(["--data-dir", str(data_dir), "status", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"]["problem"] == "it is not a folder: no sync can keep a run there"
+    assert raw.read_text() == ""
+
+
 @pytest.mark.parametrize("command", [["sync", "--offline"], ["rebuild"], ["doctor", "--format", "json"]])
 def test_a_file_where_the_warehouse_folder_should_be_is_a_configuration_error(data_dir, capsys, command):
     """`cp casefile.duckdb data/warehouse` after the folder was removed makes a file of that
