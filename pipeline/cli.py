@@ -28,10 +28,13 @@ log = logging.getLogger("casefile")
 
 
 class Context:
-    def __init__(self, settings: Settings, log_format: str, verbosity: int):
+    def __init__(self, settings: Settings | None, log_format: str, verbosity: int,
+                 config_error: ConfigError | None = None):
         self.settings = settings
         self.log_format = log_format
         self.verbosity = verbosity
+        # a setting that cannot be used, kept for doctor to report in its --format (settings: None)
+        self.config_error = config_error
 
     def emit(self, text_line: str, payload: dict) -> None:
         """The command's result on stdout: one text line, or one JSON object with --log-format json."""
@@ -375,12 +378,26 @@ def main_group(click_ctx: click.Context, data_dir: Path | None, log_format: str 
     """
     from . import logs
 
-    if log_format is None:
-        log_format = _log_format_of_env()
+    # doctor reports a setting that cannot be used as a failing finding, in the format asked
+    # (a monitor reading --format json gets its list), as well as on stderr; others stop on it
+    problem, settings = None, None
+    try:
+        if log_format is None:
+            log_format = _log_format_of_env()
+    except ConfigError as exc:
+        if click_ctx.invoked_subcommand != "doctor":
+            raise
+        log_format, problem = "text", exc
     verbosity = -1 if quiet else verbose
     logs.setup(log_format, verbosity)
-    settings = from_env(data_dir=data_dir)
-    click_ctx.obj = Context(settings, log_format, verbosity)
+    if problem is None:
+        try:
+            settings = from_env(data_dir=data_dir)
+        except ConfigError as exc:
+            if click_ctx.invoked_subcommand != "doctor":
+                raise
+            problem = exc
+    click_ctx.obj = Context(settings, log_format, verbosity, config_error=problem)
 
 
 def _log_format_of_env() -> str:
@@ -786,9 +803,13 @@ def doctor(ctx: Context, online: bool, fmt: str) -> None:
       casefile doctor
       casefile doctor --online --format json
     """
-    from .doctor import diagnose, exit_code
+    from .doctor import Finding, diagnose, exit_code
 
-    findings = diagnose(ctx.settings, online=online)
+    if ctx.config_error is not None:  # nothing else can be checked without the settings
+        _report(ctx.config_error)
+        findings = [Finding("fail", "config", str(ctx.config_error), ctx.config_error.exit_code)]
+    else:
+        findings = diagnose(ctx.settings, online=online)
     rows = [(f.level, f.area, f.message) for f in findings]
     print_out(_findings_table(rows) if fmt == "table" else render(["level", "area", "finding"], rows, fmt), nl=False)
     code = exit_code(findings)

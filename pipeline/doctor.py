@@ -47,6 +47,8 @@ def _config(settings: Settings) -> list[Finding]:
     elif nearest != data and not os.access(nearest, os.W_OK | os.X_OK):
         found.append(Finding("fail", "config", f"the data folder {data} does not exist, and cannot be made: "
                                                f"{nearest} is not writable", EXIT_CONFIG))
+    elif nearest != data:  # a first install, or a mistyped path (then syncs and reads go elsewhere)
+        found.append(Finding("warn", "config", f"the data folder {data} does not exist yet; the first sync makes it"))
     else:
         found.append(Finding("ok", "config", f"data folder {data}"))
     if not settings.contact:

@@ -430,6 +430,45 @@ def test_doctor_fails_a_data_folder_that_does_not_exist_and_cannot_be_made(tmp_p
     assert not data.exists()
 
 
+@pytest.mark.parametrize("fmt", ["json", "table"])
+@pytest.mark.parametrize("setting", ["CASEFILE_MAX_ATTEMPTS", "data folder", "CASEFILE_LOG_FORMAT"])
+def test_doctor_reports_a_setting_that_cannot_be_used_as_a_failing_finding_in_its_format(
+        tmp_path, capsys, monkeypatch, setting, fmt):
+    """A monitor reading `doctor --format json` got nothing on stdout (only stderr's error, exit
+    78) for a setting that cannot be used: now a list of one failing finding of area config, and
+    the same error on stderr and exit code."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder")
+    data, message = tmp_path / "data", {
+        "CASEFILE_MAX_ATTEMPTS": "CASEFILE_MAX_ATTEMPTS must be a number, got 'abc'",
+        "data folder": f"cannot use the data folder {a_file}: it is not a folder",
+        "CASEFILE_LOG_FORMAT": "CASEFILE_LOG_FORMAT must be text or json, got 'xml'"}[setting]
+    if setting == "data folder":
+        data = a_file
+    else:
+        monkeypatch.setenv(setting, {"CASEFILE_MAX_ATTEMPTS": "abc", "CASEFILE_LOG_FORMAT": "xml"}[setting])
+    assert main(["--data-dir", str(data), "doctor", "--format", fmt]) == 78
+    out, err = capsys.readouterr()
+    assert err == f"casefile: error: {message}\n"
+    if fmt == "json":
+        assert json.loads(out) == [{"level": "fail", "area": "config", "finding": message}]
+    else:
+        assert out.startswith("level ") and f"fail config {message} (1 row)" in " ".join(out.split()), out
+    assert not (tmp_path / "data").exists()
+
+
+def test_doctor_warns_of_a_data_folder_that_does_not_exist_yet(tmp_path, capsys):
+    """A mistyped --data-dir: doctor said "ok config data folder …" with exit 0, while every read
+    finds no warehouse there; a warning now (exit 0 still: a first sync makes the folder)."""
+    data = tmp_path / "nonexistent" / "typo"
+    assert main(["--data-dir", str(data), "doctor", "--format", "json"]) == 0
+    findings = json.loads(capsys.readouterr().out)
+    assert [(f["level"], f["finding"]) for f in findings if f["area"] == "config"][0] == (
+        "warn", f"the data folder {data} does not exist yet; the first sync makes it")
+    assert not [f for f in findings if f["level"] == "fail"]
+    assert not (tmp_path / "nonexistent").exists()
+
+
 def test_doctor_fails_a_damaged_block_of_a_table_no_check_reads(synced, capsys):
     """Bytes overwritten in the middle of the warehouse file, in a block of ruling_card_names,
     which no check reads: every sync exits 78 on it, and doctor said "6 checks pass" with exit 0."""
