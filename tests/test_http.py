@@ -196,6 +196,17 @@ def test_oversized_body_is_refused(settings, clock):
 
 
 @responses.activate
+@pytest.mark.parametrize("attempts, said", [(1, "gave up after 1 attempt;"), (2, "gave up after 2 attempts;")])
+def test_a_give_up_counts_its_attempts_in_words_that_agree(settings, clock, attempts, said):
+    """One attempt (CASEFILE_MAX_ATTEMPTS=1, doctor --online's probe) read "1 attempts"."""
+    responses.get(f"{API}/cards/x/rulings", status=503)
+    client = HttpClient(settings.with_overrides(max_attempts=attempts), clock=clock.clock, sleep=clock.sleep)
+    with pytest.raises(TryAgainLater) as info:
+        get(client)
+    assert str(info.value) == f"{API}/cards/x/rulings: {said} last problem: HTTP 503"
+
+
+@responses.activate
 def test_connection_errors_are_retried(client):
     responses.get(f"{API}/cards/x/rulings", body=requests.ConnectionError("refused"))
     responses.get(f"{API}/cards/x/rulings", json=OK)

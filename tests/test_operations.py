@@ -360,6 +360,21 @@ def test_doctor_online_stops_at_a_site_s_429_and_exits_75(cli, data_dir):
     assert not (data_dir / "cooldown.json").exists()  # Scryfall's cool-down is the API's alone
 
 
+def test_doctor_online_names_each_url_it_could_not_reach_once(cli, data_dir):
+    """Every connection reset (constructed faults): each online finding read "Scryfall API:
+    <url>: <url>: gave up after 1 attempts; …", the URL twice and "1 attempts"."""
+    cards, rulings, sets = sample_api_data()
+    with FakeScryfall(cards, rulings, sets) as server:
+        server.add_fault("/", "reset", times=None)
+        result = cli("doctor", "--online", "--format", "json", **_sites_on(server))
+        url = server.url
+    assert result.returncode == 69, result.stdout + result.stderr
+    online = [f["finding"] for f in json.loads(result.stdout) if f["area"] == "online"]
+    assert [finding.split(": gave up after 1 attempt; last problem: connection failed: ")[0] for finding in online] \
+        == [f"Scryfall API: {url}/bulk-data", f"MTG wiki: {url}/robots.txt", f"listeblanche.fr: {url}/robots.txt"]
+    assert all(finding.count(url) == 1 for finding in online), online
+
+
 @pytest.mark.parametrize("status", [401, 403])
 def test_plan_exits_69_when_the_api_refuses_casefile_as_a_sync_does(cli, data_dir, status):
     """Before, --plan exited 2 (a usage error) on a search the API refused, where the sync exits 69."""

@@ -167,7 +167,7 @@ class HttpClient:
             if attempts < self.settings.max_attempts:
                 self.traffic.retries += 1
                 self._sleep_for(f"backoff after {failure.reason}", self._backoff(attempts))
-        raise failure.error(f"{url}: gave up after {attempts} attempts; last problem: {failure.reason}")
+        raise failure.error(f"{url}: {_gave_up(attempts)}; last problem: {failure.reason}")
 
     def download(self, url: str, sink, *, pacing: Iterable[tuple[str, float]], accept: str = JSON_ACCEPT,
                  validators: dict[str, str] | None = None, check_file: Callable[[object], None] | None = None,
@@ -224,7 +224,7 @@ class HttpClient:
             if attempts < self.settings.max_attempts:
                 self.traffic.retries += 1
                 self._sleep_for(f"backoff after {last_problem}", self._backoff(attempts))
-        error = TryAgainLater(f"{url}: gave up after {attempts} attempts; last problem: {last_problem}")
+        error = TryAgainLater(f"{url}: {_gave_up(attempts)}; last problem: {last_problem}")
         error.bad_response, error.bad_reason = bad, last_problem
         raise error
 
@@ -469,6 +469,11 @@ class GzipCheck:
     def close(self) -> None:
         if self._z is not None or self._between or not self.members:
             raise BodyProblem("gzip data cut short")
+
+
+def _gave_up(attempts: int) -> str:
+    """The words of a give-up: "gave up after 5 attempts", or "after 1 attempt" (doctor's probe)."""
+    return f"gave up after {attempts} attempt{'' if attempts == 1 else 's'}"
 
 
 def _with_attempts(response: Response, attempts: int) -> Response:

@@ -49,10 +49,10 @@ def probe(settings: Settings) -> list[tuple[str, int, str]]:
                 response = (api_client if is_api else client).get(
                     url, pacing=[(f"host:{host}", settings.page_interval_s)], accept=accept)
             except RateLimited as exc:
-                results.append((what, exc.exit_code, f"{url}: {exc}"))
+                results.append((what, exc.exit_code, _naming(url, exc)))
                 continue
             except CasefileError as exc:
-                results.append((what, EXIT_UNAVAILABLE, f"{url}: {exc}"))
+                results.append((what, EXIT_UNAVAILABLE, _naming(url, exc)))
                 continue
             # the API must answer its question (a 401 or 403 there is a sync's 69); a site answers
             # whatever robots.txt it has, or none (404)
@@ -63,3 +63,9 @@ def probe(settings: Settings) -> list[tuple[str, int, str]]:
         api_client.close()
         client.close()
     return results
+
+
+def _naming(url: str, exc: CasefileError) -> str:
+    """The error, naming the URL asked once: the HTTP client's errors start with it already."""
+    text = str(exc)
+    return text if text.startswith(f"{url}:") else f"{url}: {text}"
