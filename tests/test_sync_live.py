@@ -337,9 +337,50 @@ def test_a_robots_txt_that_cannot_be_read_keeps_casefile_from_its_host_and_the_r
     assert asked == ["/robots.txt"] * (1 if fault["kind"] == "redirect" else 2)
     assert "robots.txt of 127.0.0.1" in result.stderr and "could not be read" in result.stderr
     assert "disallows" not in result.stderr  # the host's one warning, not one a page (each said "disallows")
-    assert "robots.txt let no page of listeblanche be fetched" in result.stderr
+    assert "no page of listeblanche was fetched (robots.txt of 127.0.0.1" in result.stderr
+    assert "robots.txt let no page" not in result.stderr  # robots.txt said nothing: it was not read
     assert rows(db, sightings) == before
     assert rows(db, "SELECT sources FROM sync_run ORDER BY run_id") == [("api,listeblanche",), ("api",)]
+
+
+@pytest.mark.parametrize("site", ["unreachable", "refusing", "disallowing"])
+def test_doctor_tells_a_robots_txt_that_could_not_be_read_from_one_that_disallows_the_pages(
+        server, cli, data_dir, site):
+    """listeblanche.fr could not be reached (a loopback port nobody listens on, as a name that does
+    not resolve): doctor said "listeblanche left out … (robots.txt let none of its pages be
+    fetched)", which reads as the site keeping casefile out. The run now records why (run.json's
+    left_out), and doctor says it: robots.txt could not be read, with the error, or was refused
+    (403); the words of a robots.txt that disallows the pages stay."""
+    import socket
+
+    args = ["sync", "--api-url", server.url, "--query", "set:mkc", "--sources", "api,listeblanche"]
+    with FakeScryfall([], {}, {}) as pages:
+        if site == "unreachable":
+            with socket.socket() as probe:  # a port just free: nobody listens there
+                probe.bind(("127.0.0.1", 0))
+                site_url = f"http://127.0.0.1:{probe.getsockname()[1]}"
+        else:
+            site_url = pages.url
+            if site == "refusing":
+                pages.add_fault("/robots.txt", "status", times=None, status=403, body=b"Forbidden")
+            else:
+                pages.add_page("/robots.txt", b"User-agent: *\nDisallow: /carte/\n", content_type="text/plain")
+        result = cli(*args, CASEFILE_LISTEBLANCHE_URL=site_url, CASEFILE_MAX_ATTEMPTS="1")
+    assert result.returncode == 0, result.stderr
+    host = site_url.split("//", 1)[1]
+    why = {"unreachable": f"robots.txt of {host} could not be read: gave up after 1 attempt; last problem: "
+                          "connection failed: NewConnectionError: Failed to establish a new connection: "
+                          "[Errno 111] Connection refused",
+           "refusing": f"robots.txt of {host} refuses casefile (HTTP 403)",
+           "disallowing": "robots.txt let none of its pages be fetched"}[site]
+    [run] = [p for p in (data_dir / "raw").iterdir() if (p / "run.json").exists()]
+    assert json.loads((run / "run.json").read_text())["left_out"] == {"listeblanche": why}
+    doctor = cli("doctor", "--format", "json")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    [warning] = [f for f in json.loads(doctor.stdout) if "left out" in f["finding"]]
+    assert (warning["level"], warning["finding"]) == (
+        "warn", f"sync set:mkc: listeblanche left out of the newest complete run, {run.name} ({why}); "
+                "no complete run brought its rulings")
 
 
 def test_a_page_that_redirects_to_a_path_robots_txt_disallows_is_not_followed_there(server, cli, data_dir):
@@ -618,7 +659,8 @@ def test_the_pages_robots_txt_keeps_casefile_from_are_warned_of_once_a_host(serv
                       CASEFILE_LISTEBLANCHE_URL=pages.url)
         site, host = pages.url, urlsplit(pages.url).netloc
     assert result.returncode == 0 and verbose.returncode == 0, result.stderr
-    robots_lines = [line for line in result.stderr.splitlines() if "robots.txt" in line and "listeblanche be" not in line]
+    robots_lines = [line for line in result.stderr.splitlines()  # the source's summary line apart
+                    if "robots.txt" in line and "left out of this run" not in line]
     assert robots_lines == ["casefile: " + said.format(site=site, host=host)]
     if not isinstance(robots, int):
         assert "robots.txt disallows " + site + "/carte/mkm/case-of-the-crimson-pulse-mkm-114; not fetched" \

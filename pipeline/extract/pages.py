@@ -193,6 +193,9 @@ class Robots:
         self.transport, self.writer, self.interval = transport, writer, interval
         self.enabled, self.user_agent = enabled, user_agent
         self._parsers: dict[str, RobotsRules | None] = {}
+        # of the hosts whose robots.txt lets no page be fetched without saying so, why: it could
+        # not be read (the error), or it was refused (the status)
+        self._shut_why: dict[str, str] = {}
 
     def allowed(self, url: str, origin: str) -> bool:
         if not self.enabled:
@@ -214,6 +217,8 @@ class Robots:
                 # host's pages, and a source with none fetched keeps its earlier rulings
                 log.warning("robots.txt of %s could not be read (%s): none of its pages is fetched in this run",
                             parts.netloc, exc)
+                problem = str(exc).removeprefix(f"{robots_url}: ")  # the client's errors name the URL first
+                self._shut_why[base] = f"robots.txt of {parts.netloc} could not be read: {problem}"
                 response = None
             parser = None  # no robots.txt (404 and the like): every page may be fetched
             if response is not None and response.status == 200:
@@ -223,6 +228,7 @@ class Robots:
                 if response is not None:
                     log.warning("robots.txt of %s refuses casefile (HTTP %d): none of its pages is fetched in this "
                                 "run", parts.netloc, response.status)
+                    self._shut_why[base] = f"robots.txt of {parts.netloc} refuses casefile (HTTP {response.status})"
                 parser = RobotsRules(disallow_all=True)
             self._parsers[base] = parser
         parser = self._parsers[base]
@@ -234,6 +240,12 @@ class Robots:
         parts = urlsplit(url)
         parser = self._parsers.get(f"{parts.scheme}://{parts.netloc}") if self.enabled else None
         return parser is not None and parser.disallow_all
+
+    def shut_why(self, url: str) -> str | None:
+        """Why no page of ``url``'s host is fetched when its robots.txt could not be read (the
+        error) or was refused (the status), or None (its rules say which pages may be fetched)."""
+        parts = urlsplit(url)
+        return self._shut_why.get(f"{parts.scheme}://{parts.netloc}") if self.shut(url) else None
 
     def crawl_delay(self, url: str) -> float:
         """The Crawl-delay the robots.txt of ``url``'s host asks (read by ``allowed`` first), or 0."""
@@ -399,7 +411,9 @@ def _can_fetch(parser: RobotsRules, user_agent: str, url: str) -> bool:
 # is the site's doing (its pages moved, or an outage behind 404s), not each card's. One page
 # missing (a query of one card, the wiki's page) is taken as the site says.
 VANISHED_MIN_PAGES = 2
-# why a run left a page source out (its run.json's ``left_out``)
+# why a run left a page source out (its run.json's ``left_out``); a source whose robots.txt could
+# not be read (no connection, 5xx) or refused casefile (401, 403) is left out with that instead
+# (``Robots.shut_why``): "robots.txt of mtg.wiki could not be read: gave up after 5 attempts; …"
 LEFT_OUT_ROBOTS = "robots.txt let none of its pages be fetched"
 LEFT_OUT_VANISHED = "none of its pages answered with the page, where earlier runs found them"
 # of the pages a run finds gone, how many its warning names (the others are counted)
@@ -512,6 +526,9 @@ class PageExtractor:
         found: dict[str, int] = {}  # of those, the pages that answered with the page (200)
         not_found: dict[str, list[tuple[str, str, str, int]]] = {}  # (url, origin, key, status) of the others
         skipped: list[tuple[str, str, str, str, str]] = []  # (source, url, origin, key, why)
+        # of the pages skipped, per source, why their host's robots.txt let none be fetched (it could
+        # not be read, or was refused), or None for a page its rules (or the recorded run) kept out
+        shut: dict[str, set[str | None]] = {}
 
         def fetch(source: str, url: str, origin: str, key: str, expected: list[str] | str | None) -> None:
             asked[source] = asked.get(source, 0) + 1
@@ -519,6 +536,7 @@ class PageExtractor:
             if why is not None:
                 result.disallowed.append(url)
                 skipped.append((source, url, origin, key, why))
+                shut.setdefault(source, set()).add(self.robots.shut_why(url))
                 return
             try:
                 status = self._fetch(url, origin, key, result, expected)
@@ -532,6 +550,7 @@ class PageExtractor:
                                 url, exc, host)
                 result.disallowed.append(url)
                 skipped.append((source, url, origin, key, "robots.txt disallows the page it redirects to"))
+                shut.setdefault(source, set()).add(None)
                 return
             found[source] = found.get(source, 0) + (status == 200)
             fetched.setdefault(source, []).append((origin, key))
@@ -552,11 +571,19 @@ class PageExtractor:
                 url = scryfall_page_url(s.scryfall_web_url, printing)
                 if url:
                     fetch("scryfall-page", url, "scryfall-page", oracle_id, card_names(printing))
-        result.left_out = {source: LEFT_OUT_ROBOTS for source in sources
-                           if asked.get(source) and not fetched.get(source)}
-        if result.left_out:
+        for source in sources:
+            if asked.get(source) and not fetched.get(source):
+                whys = shut.get(source, {None})
+                # the site could not be reached (or refused casefile): not what its robots.txt says
+                result.left_out[source] = LEFT_OUT_ROBOTS if None in whys else "; ".join(sorted(whys))
+        disallowed = [source for source, why in result.left_out.items() if why == LEFT_OUT_ROBOTS]
+        if disallowed:
             log.warning("robots.txt let no page of %s be fetched: left out of this run, its rulings from earlier "
-                        "runs are kept", ", ".join(result.left_out))
+                        "runs are kept", ", ".join(disallowed))
+        for source, why in result.left_out.items():
+            if why != LEFT_OUT_ROBOTS:
+                log.warning("no page of %s was fetched (%s): left out of this run, its rulings from earlier runs "
+                            "are kept", source, why)
         for source, pages in fetched.items():
             if len(pages) >= VANISHED_MIN_PAGES and not found[source] and \
                     not self._earlier_runs().found.isdisjoint(pages):
