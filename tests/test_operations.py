@@ -799,7 +799,7 @@ def test_doctor_warns_of_the_file_a_killed_rebuild_left(data_dir, capsys):
     assert main(["--data-dir", str(data_dir), "-q", "rebuild"]) == 0
     capsys.readouterr()
     assert main(["--data-dir", str(data_dir), "doctor", "--format", "json"]) == 0
-    assert not [f for f in json.loads(capsys.readouterr().out) if "rebuild" in f["finding"]]
+    assert not [f for f in json.loads(capsys.readouterr().out) if "casefile.duckdb.rebuild" in f["finding"]]
 
 
 def _with_file_size_limit(data_dir, limit, *args):
