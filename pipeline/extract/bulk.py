@@ -25,7 +25,7 @@ from ..errors import CasefileError, SourceDataError, EXIT_UNAVAILABLE
 from ..wire import GZIP_MAGIC, JSON_ACCEPT, BodyProblem, json_body_check
 from ..normalize import query as query_filter
 from ..rawstore import RawStore, RunWriter
-from .scryfall import ORIGIN, scryfall_error, search_url
+from .scryfall import ORIGIN, scryfall_error
 
 log = logging.getLogger(__name__)
 
@@ -288,8 +288,4 @@ def choose(api: Plan | None, bulk: Plan | None) -> Plan:
                     "; ".join(bulk.problems))
         return api
     return bulk if bulk.cost_s < api.cost_s else api
-
-
-def first_search_url(settings, query: str, include_multilingual: bool) -> str:
-    return search_url(settings.api_url, query, include_multilingual)
 
