@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 
 from . import __version__, stop
-from .config import ALL_SOURCES, DEFAULT_KEEP_DAYS, DEFAULT_QUERY, Settings, from_env
+from .config import ALL_SOURCES, BULK_MODES, DEFAULT_KEEP_DAYS, DEFAULT_QUERY, Settings, from_env
 from .errors import (EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, Aborted, CasefileError, ConfigError, TryAgainLater,
                      UsageError, cut, printable, shown)
 from .formats import FORMATS, REPORT_FORMATS, render
@@ -422,7 +422,7 @@ def _log_format_of_env() -> str:
                    "api,wiki,listeblanche; offline: those recorded].")
 @click.option("--wiki-page", type=TEXT, default=None, metavar="URL", envvar="CASEFILE_WIKI_PAGE",
               help="The MTG wiki page for this query [default: https://mtg.wiki/page/<Type> for a type: query].")
-@click.option("--bulk", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+@click.option("--bulk", type=click.Choice(BULK_MODES), default="auto", show_default=True,
               help="Read Scryfall's bulk files instead of the search API: always, never, or whichever plan "
                    "costs less (auto). Bulk takes '*' or type:/set:/name: queries (offline: as recorded).")
 @click.option("--plan", "plan_only", is_flag=True,

@@ -24,6 +24,8 @@ DEFAULT_QUERY = 'type:"Case"'
 # fetched only when asked for.
 ALL_SOURCES = ("api", "wiki", "listeblanche", "scryfall-page")
 LIVE_DEFAULT_SOURCES = ("api", "wiki", "listeblanche")
+# What ``sync --bulk`` may name.
+BULK_MODES = ("auto", "always", "never")
 # Rulings pages: the MTG wiki (formerly mtg.fandom.com), listeblanche.fr, scryfall.com card pages.
 DEFAULT_WIKI_URL = "https://mtg.wiki"
 DEFAULT_LISTEBLANCHE_URL = "https://listeblanche.fr"

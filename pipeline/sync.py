@@ -20,7 +20,7 @@ import duckdb
 from . import __version__, cooldown, stop, timing
 from .build import (RULES_ORIGIN, build_state, build_state_sql, current_runs, document_rows,
                     refuse_empty_bulk_files, run_origins, run_row)
-from .config import ALL_SOURCES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings, redact_url
+from .config import ALL_SOURCES, BULK_MODES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings, redact_url
 from .errors import (Aborted, CasefileError, ChecksFailed, ConfigError, Interrupted, ParseError,
                      QueryMatchesNothing, SourceDataError, UsageError, printable, warehouse_is_a_folder)
 from .failpoints import failpoint
@@ -119,9 +119,6 @@ def _ingest_again(run: RunInfo) -> str:
     if len(entries) != 1:
         return ""
     return f" (to ingest its file again: casefile rules ingest {shlex.quote(printable(str(run.path / entries[0].path)))})"
-
-
-BULK_MODES = ("auto", "always", "never")
 
 
 # The signal handlers set stop's flag as well as raising Aborted (SIGTERM) or KeyboardInterrupt
