@@ -22,7 +22,7 @@ from . import __version__, stop
 from .config import ALL_SOURCES, BULK_MODES, DEFAULT_KEEP_DAYS, DEFAULT_QUERY, Settings, from_env
 from .errors import (EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, Aborted, CasefileError, ConfigError, TryAgainLater,
                      UsageError, cut, printable, shown)
-from .formats import FORMATS, REPORT_FORMATS, render
+from .formats import DATASETS, EXPORT_FORMATS, FORMATS, REPORT_FORMATS, render
 
 log = logging.getLogger("casefile")
 
@@ -959,8 +959,8 @@ def report(ctx: Context, name: str, query: str | None, fmt: str, out: Path | Non
 
 
 @main_group.command()
-@click.argument("dataset", type=click.Choice(("rulings",)))
-@click.option("--format", "fmt", type=click.Choice(("csv", "jsonl", "parquet")), default="csv", show_default=True,
+@click.argument("dataset", type=click.Choice(DATASETS))
+@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="csv", show_default=True,
               help="File format of the dataset files.")
 @click.option("--out", type=OutPath(file_okay=False, path_type=Path), required=True,
               help="Folder to write (.. and links followed): created, or replaced whole if it holds a "

@@ -29,13 +29,12 @@ from . import __version__, stop
 from .config import expand_home
 from .errors import Aborted, CasefileError, TryAgainLater, UsageError, printable
 from .failpoints import failpoint
+from .formats import EXPORT_FORMATS
 from .rawstore import fsync_dir
 from .reader import connect_read_only, query
 from .report import ATTRIBUTION
 from .resources import read_sql
 
-DATASETS = ("rulings",)
-EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 GENERATOR = "casefile export"  # manifest.json says so: the only kind of folder an export replaces
 
 # COPY's options are syntax, not values, so they cannot be bound; each format's clause is fixed here.

@@ -23,6 +23,9 @@ FORMATS = ("table", "markdown", "csv", "json")
 TABLE_CELL_MAX = 80
 # Reports also print as HTML; ``sql`` and ``status`` keep the four text formats.
 REPORT_FORMATS = FORMATS + ("html",)
+# What ``export`` writes, and in which file formats.
+DATASETS = ("rulings",)
+EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 # A line break inside a cell: table and markdown print a row on one line.
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 # What a markdown cell escapes or turns into <br>.
