@@ -22,7 +22,7 @@ from . import __version__, stop
 from .config import ALL_SOURCES, BULK_MODES, DEFAULT_KEEP_DAYS, DEFAULT_QUERY, Settings, from_env
 from .errors import (EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, Aborted, CasefileError, ConfigError, TryAgainLater,
                      UsageError, cut, printable, shown)
-from .formats import DATASETS, EXPORT_FORMATS, FORMATS, REPORT_FORMATS, render
+from .formats import DATASETS, EXPORT_FORMATS, FORMATS, REPORT_FORMATS, REPORT_NAMES, render
 
 log = logging.getLogger("casefile")
 
@@ -919,7 +919,7 @@ def _from_the_first_difference(old: str | None, new: str | None) -> tuple[str | 
 
 
 @main_group.command()
-@click.argument("name", type=click.Choice(("sets", "colors", "rulings", "all")))
+@click.argument("name", type=click.Choice(REPORT_NAMES))
 @click.option("--query", type=TEXT, default=None,
               help="Report only the cards of this sync query [default: every card of the warehouse].")
 @format_option(choices=REPORT_FORMATS)

@@ -23,6 +23,9 @@ FORMATS = ("table", "markdown", "csv", "json")
 TABLE_CELL_MAX = 80
 # Reports also print as HTML; ``sql`` and ``status`` keep the four text formats.
 REPORT_FORMATS = FORMATS + ("html",)
+# The reports ``report`` prints, and what its argument may name.
+REPORTS = ("sets", "colors", "rulings")
+REPORT_NAMES = REPORTS + ("all",)
 # What ``export`` writes, and in which file formats.
 DATASETS = ("rulings",)
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")

@@ -16,14 +16,12 @@ import duckdb
 
 from . import html_report
 from .errors import UsageError, cut
-from .formats import REPORT_FORMATS, records, render
+from .formats import REPORT_FORMATS, REPORT_NAMES, REPORTS, records, render
 from .reader import open_reader, query as run_query
 from .resources import read_sql
 
 log = logging.getLogger(__name__)
 
-REPORTS = ("sets", "colors", "rulings")
-REPORT_NAMES = REPORTS + ("all",)
 TITLES = {"sets": "Set statistics", "colors": "Statistics by color", "rulings": "Rulings"}
 
 # The MTG wiki's Statistics box lists colorless first, then the five colors in WUBRG order.
