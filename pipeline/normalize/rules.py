@@ -41,8 +41,6 @@ _RULE_NUMBER_FIRST = re.compile(r"\d{3}\.\d")
 # A heading ("Case Cards", "Solved") ends without the full stop or colon a rule sentence ends in.
 _SENTENCE_END = re.compile(r"[.:;!?][\"'”’)\]]*$")
 
-CHANGE_KINDS = ("added", "removed", "reworded")
-
 
 @dataclass(frozen=True)
 class Rule:
@@ -82,7 +80,7 @@ class RulesDocument:
 @dataclass(frozen=True)
 class RuleChange:
     number: str
-    kind: str  # one of CHANGE_KINDS
+    kind: str  # "added", "removed" or "reworded"
     old_text: str | None  # None when added
     new_text: str | None  # None when removed
 
