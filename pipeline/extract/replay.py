@@ -45,6 +45,3 @@ class ReplayTransport:
         status = 200 if entry.status == 304 else entry.status
         return Response(url=entry.url, final_url=entry.final_url, status=status, headers=dict(entry.headers),
                         body=b"", fetched_at=entry.fetched_at)
-
-    def has(self, url: str) -> bool:
-        return url in self._by_url
