@@ -52,13 +52,6 @@ class Descriptor:
     problem: str | None = None  # fields of another type than documented, e.g. "size is a string"
 
 
-@dataclass
-class BulkExtract:
-    requests: int = 0
-    reused: list[str] = field(default_factory=list)  # kinds answered 304
-    files: dict[str, str] = field(default_factory=dict)  # kind -> URL
-
-
 def read_index(body: bytes, doc: str) -> dict[str, Descriptor]:
     """The bulk_data objects of the ``/bulk-data`` list, by type."""
     try:
@@ -162,19 +155,17 @@ class BulkExtractor:
         response, entry = self._get_json(f"{self.settings.api_url}/bulk-data", "bulk-index")
         return read_index(response.body, f"{self.writer.run_id}/{entry.path}")
 
-    def run(self, query: str, include_multilingual: bool, index: dict[str, Descriptor] | None = None) -> BulkExtract:
+    def run(self, query: str, include_multilingual: bool, index: dict[str, Descriptor] | None = None) -> None:
         query_filter.parse(query)  # refuse what the local filter cannot evaluate, before any download
-        result = BulkExtract()
         if index is None:
             index = self.index()
         doc = f"{self.writer.run_id}/bulk-data"
         for kind, bulk_type in (("bulk-cards", cards_type(include_multilingual)), ("bulk-rulings", "rulings")):
             d = descriptor(index, bulk_type, doc)
-            self._download(d, kind, result)
+            self._download(d, kind)
         self._get_json(f"{self.settings.api_url}/sets", "sets")
-        return result
 
-    def _download(self, d: Descriptor, kind: str, result: BulkExtract) -> None:
+    def _download(self, d: Descriptor, kind: str) -> None:
         previous = self.store.latest_entry(d.url, ORIGIN, kind)
         validators = None
         if previous is not None:
@@ -194,7 +185,6 @@ class BulkExtractor:
             if response.status == 304 and previous is not None:
                 sink.discard()
                 self.writer.save_reused(response, previous[0], previous[1], ORIGIN, kind, key=d.type)
-                result.reused.append(kind)
                 log.info("%s not modified since run %s: reused", d.url, previous[0].run_id)
             elif response.status == 200:
                 _name_by_content(sink)
@@ -205,7 +195,6 @@ class BulkExtractor:
         except BaseException:
             sink.discard()
             raise
-        result.files[kind] = d.url
         if self.progress is not None:
             self.progress(kind)
 
