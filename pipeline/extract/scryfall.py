@@ -32,12 +32,6 @@ class ApiExtract:
     stands_for: dict[str, dict] = field(default_factory=dict)  # oracle_id -> the printing asked for
     with_rulings: list[str] = field(default_factory=list)  # oracle ids whose rulings list is not empty
     sets: list[str] = field(default_factory=list)
-    missing_sets: list[str] = field(default_factory=list)
-    printings: list[dict] = field(default_factory=list)  # link facts of every printing seen
-
-    @property
-    def requests(self) -> int:
-        return self.search_pages + len(self.rulings_for) + len(self.sets)
 
 
 def search_url(api_url: str, query: str, include_multilingual: bool = False) -> str:
@@ -151,7 +145,6 @@ class ScryfallExtractor:
                 for warning in links.warnings:  # terms Scryfall ignored: the cards are not the ones asked for
                     log.warning("Scryfall searched %r with a warning: %s", query, warning)
             _check_unchanged(result, links, seen, entry.path)
-            result.printings.extend(links.printings)
             for printing in links.printings:
                 for oracle_id in printing["oracle_ids"]:
                     # one printing stands for the Oracle card: the first English one seen
@@ -188,7 +181,6 @@ class ScryfallExtractor:
             self._tick("sets")
             if response.status == 404:
                 log.warning("Scryfall has no set %r (404); its printings keep the code only", code)
-                result.missing_sets.append(code)
             elif response.status != 200:
                 raise scryfall_error(url, response.status, response.body, EXIT_UNAVAILABLE)
         return result
