@@ -73,9 +73,7 @@ class State:
     """A build's rows: DataFrames (Python path) or names of TEMP tables (SQL path), per table."""
 
     tables: dict[str, Rows]
-    skipped: list[str] = field(default_factory=list)  # the refused records (at most the first few, SQL path)
     unknown_fields: Counter = field(default_factory=Counter)
-    unmatched_translations: int = 0
     skipped_count: int = 0
     engine: str = "python"
     # A delta build (normalize/delta.py): the tables it answers for by scope (scope_<table> TEMP
@@ -311,8 +309,7 @@ def build_state(store: RawStore, runs: list[RunInfo]) -> State:
         "ruling_sighting": _frame([_sighting_row(s) for s in rec.sightings]),
         "ruling_translation": _frame([t.__dict__ for t in rec.translations]),
     }
-    return State(tables=tables, skipped=got.skipped, unknown_fields=got.unknown_fields,
-                 unmatched_translations=len(rec.unmatched_translations), skipped_count=len(got.skipped))
+    return State(tables=tables, unknown_fields=got.unknown_fields, skipped_count=len(got.skipped))
 
 
 # The SQL path pays off on large inputs (bulk files, big queries); below this many bytes of
@@ -372,7 +369,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
     if outcome is not None and outcome.objects and outcome.refused / outcome.objects > MAX_SKIPPED_SHARE:
         outcome = None  # the full read names the first refusals
     if outcome is not None:
-        skipped, total, scope = outcome.examples, outcome.refused, delta.SCOPED_TABLES
+        total, scope = outcome.refused, delta.SCOPED_TABLES
         unknown: Counter = Counter()  # a delta reads bulk files only, whose fields are not counted
         log.info("delta build: %d changed line(s), %d card(s) derived again", outcome.changed_lines,
                  outcome.dirty_cards)
@@ -392,7 +389,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
                 con.execute(read_sql("normalize/query_card_views.sql"),
                             {"run_ids": [run.run_id for _, run in sorted(scryfall_views.items())],
                              "queries": [q for q, _ in sorted(scryfall_views)]})
-            skipped, total = _refusals(con, docs, order)
+            total = _refusals(con, docs, order)
             unknown = Counter(duck.unknown_fields(con, docs))
             indexed = indexed and delta.index_full(con, *pair, query, cache_dir)
         except BaseException:
@@ -404,7 +401,6 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
         scope = ()
     duck.release_objects(con)
     release_scans(con)  # the line scans kept in memory for this build
-    unmatched = 0
     if outcome is None:  # a delta build reconciles as it goes
         if not duck.all_anchors(con):
             raise duck.SqlPathUnavailable("sightings without a date or a source need the Python reconciliation",
@@ -413,7 +409,6 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
         duck.reconcile(con)
         if pages is not None:
             _append_reconciled(con, pages)
-            unmatched = len(pages.unmatched_translations)
         if indexed:  # the rulings' keys complete the object index (normalize/delta.py)
             delta.index_ruling_keys(con, *pair, query, cache_dir)
     tables: dict[str, Rows] = {t: f"n_{t}" for t in duck.TABLES}
@@ -426,8 +421,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
     tables.update(rules)
     if links_scoped:
         scope = (*scope, *LINK_TABLES)
-    return State(tables=tables, skipped=skipped, skipped_count=total, engine="sql", scope=scope,
-                 unmatched_translations=unmatched, unknown_fields=unknown,
+    return State(tables=tables, skipped_count=total, engine="sql", scope=scope, unknown_fields=unknown,
                  cache_keep={doc.sha256 for doc in pair if doc.sha256} if pair else None)
 
 
@@ -488,21 +482,19 @@ def _ingests_rules(runs: list[RunInfo]) -> bool:
     return RULES_ORIGIN in run_origins(max(runs, key=lambda r: r.run_id))
 
 
-def _refusals(con, docs: list[duck.Doc], order: list[str]) -> tuple[list[str], int]:
-    """The first refusals and their count; a run with too many refused records fails (exit 65)."""
+def _refusals(con, docs: list[duck.Doc], order: list[str]) -> int:
+    """The count of refusals; a run with too many refused records fails (exit 65)."""
     counts = duck.refusals(con, docs)
-    skipped: list[str] = []
     total = 0
     for run_id in order:
         got = counts.get(run_id)
         if got is None:
             continue
         total += got.refused
-        skipped.extend(got.examples)
         if got.objects and got.refused / got.objects > MAX_SKIPPED_SHARE:
             raise SourceDataError(f"run {run_id}: {got.refused} of {got.objects} Scryfall records are unreadable "
                                   f"(more than {MAX_SKIPPED_SHARE:.0%}); nothing loaded. First: {got.examples[0]}")
-    return skipped, total
+    return total
 
 
 def _frame(rows: list[dict]) -> Rows:

@@ -76,7 +76,6 @@ class Outcome:
 
     objects: int
     refused: int
-    examples: list[str]
     changed_lines: int
     dirty_cards: int
 
@@ -240,7 +239,6 @@ def _build_on(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], pair: tuple[
         if not _read_again(con, cards, rulings, Path(tmp) / "rulings"):
             return None
     run_script(con, read_sql("delta/positions.sql"))
-    examples = duck.refusals(con, docs)
     run_script(con, read_sql("normalize/40_card_set.sql"))
     run_script(con, read_sql("delta/card_set.sql"))
     run_script(con, read_sql("normalize/50_sighting.sql"))
@@ -263,7 +261,6 @@ def _build_on(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], pair: tuple[
     dirty = con.execute("SELECT count(*) FROM (SELECT oracle_id FROM d_dirty UNION SELECT oracle_id FROM d_sighted)"
                         ).fetchone()[0]
     return Outcome(objects=int(objects), refused=int(refused),
-                   examples=[e for got in examples.values() for e in got.examples],
                    changed_lines=int(cards_new + cards_gone + rulings_new + rulings_gone), dirty_cards=int(dirty))
 
 
