@@ -22,10 +22,14 @@ def page_of(*cards) -> bytes:
     return json.dumps({"object": "list", "has_more": False, "total_cards": len(cards), "data": list(cards)}).encode()
 
 
+def cards_of(page: api.PageRecords) -> list:
+    return [card for _, cards, _ in page.pairs for card in cards]
+
+
 def test_sample_page_gives_15_cards_and_every_printing():
     page = api.search_page_records(sample_search_page(), "sample")
     assert page.skipped == []
-    assert len({c.oracle_id for c in page.cards}) == 15
+    assert len({c.oracle_id for c in cards_of(page)}) == 15
     assert len(page.printings) == 107
     numbers = {p.collector_number for p in page.printings}
     assert {"79†", "10s", "45p", "80p"} <= numbers  # text, never numbers
@@ -66,8 +70,8 @@ REVERSIBLE = {
 def test_reversible_card_takes_its_oracle_id_from_its_faces():
     page = api.search_page_records(page_of(REVERSIBLE), "constructed")
     assert page.skipped == []
-    assert [c.oracle_id for c in page.cards] == ["00000000-0000-4000-8000-0000000000aa"]
-    assert page.cards[0].name == "Face A" and page.cards[0].cmc == 1.0
+    assert [c.oracle_id for c in cards_of(page)] == ["00000000-0000-4000-8000-0000000000aa"]
+    assert cards_of(page)[0].name == "Face A" and cards_of(page)[0].cmc == 1.0
     assert page.printings[0].oracle_id == "00000000-0000-4000-8000-0000000000aa"
     assert page.printings[0].collector_number == "1500★"
     links = api.search_page_links(page_of(REVERSIBLE), "constructed")

@@ -220,7 +220,6 @@ def printing_record(item: dict) -> Printing:
 
 @dataclass
 class PageRecords:
-    cards: list[Card] = field(default_factory=list)
     printings: list[Printing] = field(default_factory=list)
     # each printing with its card(s), and whether it names its card itself (False: a reversible
     # card, whose faces name theirs and whose color_identity is the printing's, over both faces)
@@ -246,7 +245,6 @@ def search_page_records(body: bytes, doc: str) -> PageRecords:
             page.skipped.append(f"{doc}#{index}: {exc}")
             continue
         page.printings.append(printing)
-        page.cards.extend(cards)
         page.pairs.append((printing, cards, names_its_card(item)))
     return page
 
