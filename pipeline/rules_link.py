@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pipeline.normalize.rules import RulesDocument, parse_rule_line, rule_sort_key
+from pipeline.normalize.rules import RulesDocument, rule_sort_key
 from pipeline.normalize.text import folded_text, match_key
 
 # How a link was found, from the most to the least direct. Links sort in this order within a rule.
@@ -128,20 +128,6 @@ def link_wiki_quotes(quoted_numbers: Iterable[str], rules: RulesDocument) -> lis
     links = [RuleLink(number, "wiki_quote", f"the page quotes rule {number}")
              for number in quoted_numbers]
     return _known_and_sorted(links, rules)
-
-
-def quoted_rule_numbers(page_text: str) -> list[str]:
-    """Numbers of the rules a page quotes: lines that open, after any bullet, with a rule number.
-
-    The MTG wiki lists them as "• 719. Case Cards", "  • 719.3a “To solve — …". Sections
-    ("7. Additional Rules") are not counted; a rule cited inside a sentence is not a quote.
-    """
-    numbers = []
-    for line in page_text.split("\n"):
-        parsed = parse_rule_line(line.strip().lstrip("•*-–· \t"))
-        if parsed is not None and len(parsed[0]) > 1 and parsed[0] not in numbers:
-            numbers.append(parsed[0])
-    return numbers
 
 
 def solved_ability_kind(ability_text: str) -> str | None:
