@@ -340,6 +340,13 @@ def test_synthetic_bulk_run_gives_identical_tables(tmp_path):
     assert len(sql["card"]) == 140 and len(sql["printing"]) == 400
 
 
+def _register_functions(con: duckdb.DuckDBPyConnection) -> None:
+    """The SQL macros of 00_text.sql and the Python text functions they fall back on, both at once
+    (a build registers the Python ones only when a text needs them: ``duck.variants``)."""
+    duck._register_python_functions(con)
+    duck.register_macros(con)
+
+
 @pytest.mark.parametrize("text", [
     "plain", "  two  spaces\tand tab ", "curly \u2019 \u201c \u201d quotes \u2014 dash \u2212 minus",
     "{1}{W/U} symbols {T}", "{ } {toolongsymbol1} {a b}", "space before , punct .", "\u00c6ther \u00df \ufb01",
@@ -353,7 +360,7 @@ def test_sql_text_functions_match_python(text):
     from pipeline.normalize.text import canonical_text, has_symbols, match_key, symbol_free_key, typographic_score
 
     con = duckdb.connect()
-    duck.register_functions(con)
+    _register_functions(con)
     row = con.execute("SELECT cf_match_key($t), cf_canonical($t), cf_has_symbols($t), "
                       "cf_symbol_free_key(cf_match_key($t)), cf_typographic_score(cf_canonical($t))", {"t": text}).fetchone()
     assert row == (match_key(text), canonical_text(text), has_symbols(text), symbol_free_key(text),
@@ -380,7 +387,7 @@ def test_the_sql_symbol_free_key_of_a_quoted_lone_symbol_is_its_page_copies_key(
     from pipeline.normalize.text import symbol_free_key
 
     con = duckdb.connect()
-    duck.register_functions(con)
+    _register_functions(con)
     keys = [con.execute("SELECT cf_symbol_free_key(cf_match_key($t))", {"t": t}).fetchone()[0]
             for t in (QUOTED, QUOTED_PAGE, QUOTED_WIKI, QUOTED_PAGE.replace("in its cost", "in its effect"))]
     assert keys[0] == keys[1] == keys[2] == symbol_free_key(QUOTED) != keys[3]
@@ -390,7 +397,7 @@ def test_the_sql_symbol_free_key_of_a_quoted_lone_symbol_is_its_page_copies_key(
 @functools.cache
 def _text_connection() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
-    duck.register_functions(con)
+    _register_functions(con)
     return con
 
 

@@ -87,12 +87,6 @@ class Counts:
 EXAMPLES = 5
 
 
-def register_functions(con: duckdb.DuckDBPyConnection) -> None:
-    """The SQL macros of 00_text.sql and the Python text functions they fall back on."""
-    _register_python_functions(con)
-    register_macros(con)
-
-
 def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     """The SQL macros of 00_text.sql. The Python functions are registered when a text needs them
     (``variants``): DuckDB imports numpy to register one, which costs some 30 ms."""
