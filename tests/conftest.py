@@ -62,11 +62,6 @@ def cli(data_dir: Path):
     return invoke
 
 
-def copy_sample(dest: Path) -> Path:
-    shutil.copytree(ROOT / "data" / "raw" / "sample", dest)
-    return dest
-
-
 def other_group() -> int:
     """A group id this process may give its files other than its own: any group for root (the
     tests run as root), else one of its supplementary groups."""

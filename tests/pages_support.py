@@ -8,8 +8,6 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 from hypothesis import strategies as st
 
-from pipeline.errors import ParseError
-
 FIXTURES = Path(__file__).parent / "fixtures"
 PAGES = FIXTURES / "pages"
 SEEDS = FIXTURES / "seeds"
@@ -56,14 +54,6 @@ def reference_cards() -> list[dict]:
 
 def reference_card(oracle_id: str) -> dict:
     return next(c for c in reference_cards() if c["identifiers"]["oracle_id"] == oracle_id)
-
-
-def returns_or_raises_parse_error(parse, data) -> None:
-    """The fuzz contract: a result, or ParseError naming the document; any other exception fails the test."""
-    try:
-        parse(data)
-    except ParseError as error:
-        assert error.document == "fuzz-doc"
 
 
 # --- hypothesis strategies -------------------------------------------------------------------------
