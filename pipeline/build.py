@@ -28,7 +28,7 @@ from .normalize.rules import RulesDocument, parse_cr
 from .normalize.text import symbol_free_key
 from .rawstore import DocEntry, RawStore, RunInfo, body_path, read_body, read_manifest
 from .reconcile import reconcile
-from .records import Card, CardSet, Printing, RulingSighting
+from .records import RULES_ORIGIN, Card, CardSet, Printing, RulingSighting
 from .resources import read_sql
 from .rules_tables import LINK_TABLES, rules_tables, sql_rules_tables
 from .sqlexec import insert_rows, run_script
@@ -43,7 +43,6 @@ log = logging.getLogger(__name__)
 # pandas and the HTML parsers are imported where used: a large SQL build needs neither.
 Rows = Union["pd.DataFrame", str, list]
 
-RULES_ORIGIN = "comprehensive-rules"
 # What ``--sources`` names, and the origin each one writes to the raw store.
 SOURCE_ORIGINS = {"api": "scryfall-api", "wiki": "mtgwiki", "listeblanche": "listeblanche",
                   "scryfall-page": "scryfall-page", "rules": RULES_ORIGIN}

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# The origin of the Comprehensive Rules' documents in the raw store: extract/rules.py writes them,
+# the build reads them.
+RULES_ORIGIN = "comprehensive-rules"
+
 
 @dataclass(frozen=True)
 class CardSet:

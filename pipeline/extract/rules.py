@@ -14,8 +14,8 @@ from ..config import expand_home, redact_url, url_problem
 from ..errors import SourceDataError, SourceUnavailable, UsageError, printable
 from ..wire import Response
 from ..rawstore import RunWriter
+from ..records import RULES_ORIGIN as ORIGIN
 
-ORIGIN = "comprehensive-rules"
 TEXT_ACCEPT = "text/plain,*/*;q=0.1"
 # The full Comprehensive Rules file is about 1 MiB (2024); 16 MiB leaves room and refuses junk.
 MAX_CR_BYTES = 16 * 1024 * 1024
