@@ -342,7 +342,7 @@ def _place_by_card(group: _Group, targets: list[_Group]) -> None:
     kept = []
     for s, flags in group.members:
         homes = [t for t, on in zip(targets, cards) if s.oracle_id is not None and s.oracle_id in on]
-        if s.origin != "scryfall-api" and len(homes) == 1:
+        if s.origin != API_ORIGIN and len(homes) == 1:
             homes[0].members.append((s, flags + (SYMBOLS_LOST,)))
         else:
             kept.append((s, flags))
