@@ -165,9 +165,7 @@ def _collect_api(store: RawStore, run: RunInfo, got: _Collected) -> None:
         elif entry.kind == "sets":
             for record in api.sets_list_records(read_body(run, entry), doc):
                 got.sets[record.set_code] = record
-    if objects and skipped / objects > MAX_SKIPPED_SHARE:
-        raise SourceDataError(f"run {run.run_id}: {skipped} of {objects} Scryfall records are unreadable "
-                              f"(more than {MAX_SKIPPED_SHARE:.0%}); nothing loaded. First: {got.skipped[0]}")
+    _check_refused_share(run.run_id, skipped, objects, got.skipped)
 
 
 def _bulk_page(path, doc: str, terms) -> api.PageRecords:
@@ -490,10 +488,15 @@ def _refusals(con, docs: list[duck.Doc], order: list[str]) -> int:
         if got is None:
             continue
         total += got.refused
-        if got.objects and got.refused / got.objects > MAX_SKIPPED_SHARE:
-            raise SourceDataError(f"run {run_id}: {got.refused} of {got.objects} Scryfall records are unreadable "
-                                  f"(more than {MAX_SKIPPED_SHARE:.0%}); nothing loaded. First: {got.examples[0]}")
+        _check_refused_share(run_id, got.refused, got.objects, got.examples)
     return total
+
+
+def _check_refused_share(run_id: str, refused: int, objects: int, examples: list[str]) -> None:
+    """Fail (exit 65) a run with more than MAX_SKIPPED_SHARE of its records refused, naming the first."""
+    if objects and refused / objects > MAX_SKIPPED_SHARE:
+        raise SourceDataError(f"run {run_id}: {refused} of {objects} Scryfall records are unreadable "
+                              f"(more than {MAX_SKIPPED_SHARE:.0%}); nothing loaded. First: {examples[0]}")
 
 
 def _frame(rows: list[dict]) -> Rows:
