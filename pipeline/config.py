@@ -110,6 +110,12 @@ def _no_home(path: Path | str) -> str:
     return "there is no home folder for its ~ (HOME is not set, and the system knows none for this user)"
 
 
+def check_sources(sources) -> None:
+    """A sync (and its plan) needs the API among its sources."""
+    if "api" not in sources:
+        raise UsageError("--sources must include api: the web pages are matched to the cards it brings")
+
+
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path

@@ -20,7 +20,7 @@ import duckdb
 from . import __version__, cooldown, stop, timing
 from .build import (RULES_ORIGIN, build_state, build_state_sql, current_runs, document_rows,
                     refuse_empty_bulk_files, run_origins, run_row)
-from .config import ALL_SOURCES, BULK_MODES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings, redact_url
+from .config import ALL_SOURCES, BULK_MODES, DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings, check_sources, redact_url
 from .errors import (Aborted, CasefileError, ChecksFailed, ConfigError, Interrupted, ParseError,
                      QueryMatchesNothing, SourceDataError, UsageError, printable, warehouse_is_a_folder)
 from .failpoints import failpoint
@@ -188,8 +188,7 @@ def _plan(settings: Settings, query, offline, sources, include_multilingual, bul
         plan = _Plan(settings=settings, transport=client, mode="live", query=query or DEFAULT_QUERY,
                      include_multilingual=bool(include_multilingual),
                      sources=sources or list(LIVE_DEFAULT_SOURCES), replay_of=None, bulk=bulk)
-    if "api" not in plan.sources:
-        raise UsageError("--sources must include api: the web pages are matched to the cards it brings")
+    check_sources(plan.sources)
     if plan.bulk == "always":
         query_filter.parse(plan.query)  # a query the local filter cannot evaluate is refused up front
     return plan

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 from .. import cooldown
-from ..config import DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings
+from ..config import DEFAULT_QUERY, LIVE_DEFAULT_SOURCES, Settings, check_sources
 from ..errors import EXIT_UNAVAILABLE, EXIT_USAGE, UsageError
 from .http import JSON_ACCEPT, HttpClient, json_body_check
 from ..normalize import query as query_filter
@@ -29,8 +29,7 @@ def plan(settings: Settings, *, query: str | None = None, include_multilingual: 
     follow the API plan's, and a bulk plan skips them."""
     query = query or DEFAULT_QUERY
     sources = list(sources or LIVE_DEFAULT_SOURCES)
-    if "api" not in sources:
-        raise UsageError("--sources must include api: the web pages are matched to the cards it brings")
+    check_sources(sources)
     cooldown.check(settings.cooldown_path, reanchor=False)  # 75 inside Scryfall's cool-down; no lock held
     client = HttpClient(settings, on_rate_limited=lambda url, wait: cooldown.remember_if_possible(settings.cooldown_path, url, wait))
     fetched: list[str] = []
