@@ -168,6 +168,12 @@ class Settings:
         return self.warehouse_dir / "casefile.duckdb"
 
     @property
+    def rebuild_files(self) -> tuple[Path, Path]:
+        """The new warehouse a rebuild writes before putting it in place, and its write-ahead log."""
+        built = self.warehouse_path.with_name(self.warehouse_path.name + ".rebuild")
+        return built, Path(str(built) + ".wal")
+
+    @property
     def cache_dir(self) -> Path:
         """Files derived from raw documents, kept to save work (deleting them is safe)."""
         return self.data_dir / "cache"

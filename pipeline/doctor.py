@@ -347,9 +347,7 @@ def _half_built(settings: Settings) -> list[Finding]:
     killer): as large as the warehouse, and left until the next rebuild."""
     from .formats import human_bytes
 
-    target = settings.warehouse_path
-    left = [p for p in (target.with_name(target.name + ".rebuild"), target.with_name(target.name + ".rebuild.wal"))
-            if p.is_file()]
+    left = [p for p in settings.rebuild_files if p.is_file()]
     if not left:
         return []
     size = sum(p.stat().st_size for p in left)

@@ -608,8 +608,8 @@ def rebuild(settings: Settings, progress=None, left_out: list[str] | None = None
             missing = _left_out(settings, store)
             if left_out is not None:
                 left_out.extend(missing)
-            built = target.with_name(target.name + ".rebuild")
-            half_built = (built, Path(str(built) + ".wal"))
+            half_built = settings.rebuild_files
+            built = half_built[0]
 
             def remove_half_built() -> None:
                 for stale in half_built:
