@@ -122,6 +122,7 @@ def view_terms(run: RunInfo) -> list[dict] | None:
 
 def _collect_api(store: RawStore, run: RunInfo, got: _Collected) -> None:
     objects = skipped = 0
+    before = len(got.skipped)  # the refusals of the runs read before this one
     terms = view_terms(run) if any(e.kind == "bulk-cards" for e in read_manifest(run)) else None
     for entry in read_manifest(run):
         if not _usable(entry):
@@ -165,7 +166,7 @@ def _collect_api(store: RawStore, run: RunInfo, got: _Collected) -> None:
         elif entry.kind == "sets":
             for record in api.sets_list_records(read_body(run, entry), doc):
                 got.sets[record.set_code] = record
-    _check_refused_share(run.run_id, skipped, objects, got.skipped)
+    _check_refused_share(run.run_id, skipped, objects, got.skipped[before:])
 
 
 def _bulk_page(path, doc: str, terms) -> api.PageRecords:
@@ -293,7 +294,7 @@ def build_state(store: RawStore, runs: list[RunInfo]) -> State:
     for p in printings:  # a set Scryfall could not describe still gets its code
         sets.setdefault(p.set_code, CardSet(p.set_code, None, None, None, None, None))
     sightings = [s for s in got.sightings if s.oracle_id is None or s.oracle_id in known]
-    rec = reconcile(sightings)
+    rec = _reconciled(sightings)
     tables = {
         **{name: _frame(rows) for name, rows in rules_tables(got.editions, got.wiki_quotes, cards, rec.rulings).items()},
         "card_set": _frame([_set_row(s) for _, s in sorted(sets.items())]),
@@ -446,7 +447,18 @@ def _reconcile_with_pages(con, sightings: list[RulingSighting]):
                   "SELECT doc_id, origin, oracle_id, position, text_as_seen, date_as_seen, source, lang, place "
                   "FROM pulled_sighting").fetchall()]
     con.execute("DROP TABLE pulled_sighting")
-    return reconcile(pulled + pages)
+    return _reconciled(pulled + pages)
+
+
+def _reconciled(sightings: list[RulingSighting]):
+    """``reconcile`` of the sightings; a translation whose English copy is not among them is left
+    out of the tables, and a warning says so."""
+    rec = reconcile(sightings)
+    if rec.unmatched_translations:
+        first = rec.unmatched_translations[0]
+        log.warning("%d translation(s) left out: the English copy each translates is not in the run (first: %s, "
+                    "%s copy in %s)", len(rec.unmatched_translations), first.doc_id, first.lang, first.origin)
+    return rec
 
 
 def _append_reconciled(con, rec) -> None:

@@ -1,6 +1,7 @@
 """Reconciliation: sightings from the reference facts (API copies) and the seed pages."""
 
 import json
+import logging
 import random
 from collections import Counter
 
@@ -126,6 +127,18 @@ def test_a_translation_without_its_english_copy_is_reported_not_loaded():
     stray = RulingSighting("lb", "listeblanche", "x", 5, "[FR]", "2024-02-02", "wotc", lang="fr", translates=5)
     out = reconcile(api_sightings() + [stray])
     assert out.unmatched_translations == [stray] and out.translations == []
+
+
+def test_a_build_warns_of_a_translation_left_out_for_want_of_its_english_copy(caplog):
+    from pipeline.build import _reconciled
+
+    stray = RulingSighting("lb", "listeblanche", "x", 5, "[FR]", "2024-02-02", "wotc", lang="fr", translates=5)
+    with caplog.at_level(logging.WARNING, logger="pipeline.build"):
+        out = _reconciled(api_sightings() + [stray])
+    assert out.translations == []
+    assert [r.getMessage() for r in caplog.records] == [
+        "1 translation(s) left out: the English copy each translates is not in the run (first: lb, fr copy in "
+        "listeblanche)"]
 
 
 def test_ruling_identity_is_source_date_and_key():

@@ -377,6 +377,29 @@ def _break_collector_numbers(run: EditableRun, how_many: int) -> None:
     run.write(search, page)
 
 
+def test_the_first_unreadable_record_named_is_one_of_the_run_that_fails(tmp_path):
+    """Two runs read in one build: the first with one record refused (under the share), the second
+    with twenty. The failure names a record of the second, not the first run's refusal."""
+    from pipeline.build import _collect_api, _Collected
+    from pipeline.errors import SourceDataError
+    from pipeline.rawstore import RawStore, read_run
+
+    store = RawStore(tmp_path / "raw")
+    runs = []
+    for run_id, broken in (("20000101T000000.000000Z", 1), ("20000102T000000.000000Z", 20)):
+        run = EditableRun(tmp_path / "raw" / run_id, sources=["api"])
+        meta = json.loads((run.path / "run.json").read_text("utf-8"))
+        (run.path / "run.json").write_text(json.dumps({**meta, "run_id": run_id}), "utf-8")
+        _break_collector_numbers(run, broken)
+        runs.append(read_run(run.path))
+    got = _Collected()
+    _collect_api(store, runs[0], got)
+    assert [skip.split("/")[0] for skip in got.skipped] == ["20000101T000000.000000Z"]
+    with pytest.raises(SourceDataError, match=r"run 20000102T000000\.000000Z: 20 of 260 .* First: "
+                                              r"20000102T000000\.000000Z/.*collector_number is not text"):
+        _collect_api(store, runs[1], got)
+
+
 def test_too_many_broken_records_fail_the_run_and_change_nothing(data_dir, tmp_path, capsys):
     assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", "--sources", "api"]) == 0
     before = fingerprints(data_dir)
