@@ -96,7 +96,7 @@ def test_a_run_folder_deleted_by_hand_refuses_a_sync_of_another_query_and_a_rebu
 
     assert cli(data_dir, "rebuild") == 0
     out = capsys.readouterr().out
-    assert "from 2 run(s): 15 cards" in out and f"left out 1 run(s) the old warehouse was loaded from" in out
+    assert "from 2 run(s): 15 cards" in out and "left out 1 run(s) the old warehouse was loaded from" in out
     assert out.rstrip().endswith(t_case)
     assert query(data_dir, "SELECT DISTINCT query FROM query_card") == [('type:"Case"',)]
     assert [r for (r,) in query(data_dir, "SELECT run_id FROM sync_run ORDER BY 1")] == [sample, waiting]

@@ -566,7 +566,7 @@ def test_every_name_of_the_lists_above_is_in_the_readme():
         assert not set(table) - commands, f"names commands the README does not have: {set(table) - commands}"
     for placeholder in SUBSTITUTIONS:
         assert any(placeholder in e.text for e in EXAMPLES), f"no example holds {placeholder}"
-    assert not set(SHOWN_AFTER.values()) - keys, f"SHOWN_AFTER names lines the README does not have"
+    assert not set(SHOWN_AFTER.values()) - keys, "SHOWN_AFTER names lines the README does not have"
     for key in [*INTRODUCED, *CHECKED_APART]:
         assert sum(_head(b, key) for b in COMMANDS_PART if b.kind != "text") == 1, key
     assert all(callable(globals().get(name)) for name in CHECKED_APART.values())
