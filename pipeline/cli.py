@@ -452,8 +452,8 @@ def sync(ctx: Context, query, api_url, offline, multilingual, sources, wiki_page
             raise click.BadParameter(f"give one or more of {', '.join(ALL_SOURCES)}", param_hint="--sources")
         unknown = [s for s in chosen if s not in ALL_SOURCES]
         if unknown:
-            raise click.BadParameter(f"unknown source(s) {cut(', '.join(unknown))}; choose from {', '.join(ALL_SOURCES)}",
-                                     param_hint="--sources")
+            raise click.BadParameter(f"unknown source(s) {cut(', '.join(unknown))}; choose from "
+                                     f"{', '.join(ALL_SOURCES)}", param_hint="--sources")
     if plan_only:
         if offline is not None:
             raise click.BadParameter("--plan asks the live API; it does not go with --offline", param_hint="--plan")

@@ -184,9 +184,9 @@ def _left_out(job: str, complete, now: datetime) -> list[Finding]:
     """A warning for each page source the job's newest complete run (the last of ``complete``) left
     out, with why (its run.json's ``left_out``: robots.txt let none of its pages be fetched, its
     robots.txt could not be read (the error: the site could not be reached) or refused casefile, or
-    none of its pages answered with the page; extract/pages.py): the warehouse serves that source's rulings from the newest complete run that
-    fetched it, which the warning names with its age, so that a source left out day after day is
-    seen."""
+    none of its pages answered with the page; extract/pages.py): the warehouse serves that
+    source's rulings from the newest complete run that fetched it, which the warning names with
+    its age, so that a source left out day after day is seen."""
     from .prune import run_time
 
     left_out = complete[-1].meta.get("left_out") if complete else None

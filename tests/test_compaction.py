@@ -76,5 +76,5 @@ def test_every_sync_compacts_when_told_to(writer):
     assert not defer_compaction(writer, ["delta"], 1) and vacuum_tasks(writer) > 0
     assert from_env({"CASEFILE_COMPACT_EVERY": "1"}).compact_every == 1
     assert from_env({}).compact_every == 7
-    with pytest.raises(ConfigError, match="compact_every"):
+    with pytest.raises(ConfigError, match="CASEFILE_COMPACT_EVERY must be at least 1"):
         from_env({"CASEFILE_COMPACT_EVERY": "0"})
