@@ -311,7 +311,8 @@ class _SaysWhereGlobalOptionsGo:
             hint = _where_it_goes(ctx, exc.option_name)
             if hint is None:
                 raise
-            raise click.NoSuchOption(exc.option_name, f"{exc.message} {hint}", exc.possibilities, ctx) from None
+            message = f"{exc.message.rstrip('.')}. {hint}"  # click 8.1's message has no full stop, 8.2's has
+            raise click.NoSuchOption(exc.option_name, message, exc.possibilities, ctx) from None
         except click.UsageError as exc:
             if type(exc) is not click.UsageError or not ctx.ignore_unknown_options:
                 raise

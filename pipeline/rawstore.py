@@ -107,8 +107,17 @@ def store_problem(root: Path) -> tuple[str, str] | None:
     except OSError:
         pass
     if not os.access(root, os.W_OK | os.X_OK):
-        return "may not be written by this user (permissions)", "make it writable again"
+        return NOT_THIS_USERS, "make it writable again, for the syncs' user"
     return None
+
+
+# store_problem's permissions problem: judged for the user asking, not for every user.
+NOT_THIS_USERS = "may not be written by this user (permissions)"
+
+
+def who_cannot(problem: str) -> str:
+    """Who could not keep a run in a raw store with ``problem`` (store_problem's first part)."""
+    return "no sync run by this user" if problem == NOT_THIS_USERS else "no sync or rules ingest"
 
 
 @contextlib.contextmanager

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .config import Settings
 from .errors import NoWarehouse
 from .lock import holder_pid
-from .rawstore import RawStore, inode_usage, store_problem
+from .rawstore import RawStore, inode_usage, store_problem, who_cannot
 from .reader import loaded_runs, open_reader, query
 from .resources import read_sql
 
@@ -33,7 +33,7 @@ def collect_status(settings: Settings, recent: int = 5) -> dict:
                  "failed": sum(v for k, v in by_status.items() if k not in ("complete", "incomplete")),
                  "incomplete": by_status.get("incomplete", 0),
                  "bytes": sum(size for _, _, size in inode_usage([run.path for run in runs]).values()),
-                 "problem": None if problem is None else f"it {problem[0]}: no sync can keep a run there"},
+                 "problem": None if problem is None else f"it {problem[0]}: {who_cannot(problem[0])} can keep a run there"},
         "warehouse": {"exists": settings.warehouse_path.exists()},
         "recent_runs": [],
     }

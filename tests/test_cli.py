@@ -531,8 +531,8 @@ def test_doctor_fails_a_raw_store_no_sync_may_write(synced, capsys, monkeypatch)
     assert main(["--data-dir", str(synced), "doctor", "--format", "json"]) == 78
     findings = json.loads(capsys.readouterr().out)
     assert [(f["area"], f["finding"]) for f in findings if f["level"] == "fail"] == [
-        ("raw", f"{raw} may not be written by this user (permissions): no sync or rules ingest can keep a run "
-                "there (make it writable again)")]
+        ("raw", f"{raw} may not be written by this user (permissions): no sync run by this user can keep a run "
+                "there (make it writable again, for the syncs' user)")]
     assert not [f for f in findings if f["area"] == "raw" and f["level"] == "ok"]
 
 
@@ -549,10 +549,11 @@ def test_doctor_fails_a_file_where_the_raw_store_should_be_and_status_says_so(da
         ("fail", f"{raw} is not a folder: no sync or rules ingest can keep a run there "
                  "(move it away: the next sync makes the folder)")]
     assert main(["--data-dir", str(data_dir), "status"]) == 0
-    assert f"raw store:  {raw} (0 complete, 0 failed, 0 incomplete; 0 B); it is not a folder: no sync can keep " \
-           "a run there (see casefile doctor)\n" in capsys.readouterr().out
+    assert f"raw store:  {raw} (0 complete, 0 failed, 0 incomplete; 0 B); it is not a folder: no sync or rules " \
+           "ingest can keep a run there (see casefile doctor)\n" in capsys.readouterr().out
     assert main(["--data-dir", str(data_dir), "status", "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out)["runs"]["problem"] == "it is not a folder: no sync can keep a run there"
+    assert json.loads(capsys.readouterr().out)["runs"]["problem"] == \
+        "it is not a folder: no sync or rules ingest can keep a run there"
     assert raw.read_text() == ""
 
 

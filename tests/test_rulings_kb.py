@@ -167,6 +167,15 @@ def test_a_name_that_folds_to_nothing_is_refused_as_an_empty_one(sample_warehous
     assert capsys.readouterr().err == "casefile: error: give a card name\n"
 
 
+@pytest.mark.parametrize("name", ["\u034f", "\u0345", "\u0903"])
+def test_a_name_the_lookup_s_own_fold_leaves_nothing_of_matches_no_card(sample_warehouse, capsys, name):
+    """Characters the search's fold keeps but the lookup's SQL fold takes out (a combining grapheme
+    joiner, a combining ypogegrammeni, a spacing mark) matched every card."""
+    assert main(["--data-dir", str(sample_warehouse), "card", name]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("casefile: error: no card named") and "several" not in err
+
+
 def test_a_name_matching_more_cards_than_are_listed_says_how_many_more(sample_warehouse, capsys):
     """"Case of the" matches the 15 Cases: the message names the first ones and says how many it
     leaves out, rather than passing ten names for all of them."""

@@ -13,7 +13,7 @@ WITH wanted AS (
 ), printed AS (
     SELECT p.oracle_id
     FROM printing AS p, wanted AS w
-    WHERE contains(CASE WHEN strlen(p.printed_name) = length(p.printed_name) THEN lower(p.printed_name)
+    WHERE w.n <> '' AND contains(CASE WHEN strlen(p.printed_name) = length(p.printed_name) THEN lower(p.printed_name)
                         ELSE strip_accents(lower(translate(p.printed_name, $fold_from, $fold_to))) END, w.n)
 )
 SELECT c.oracle_id, c.name,
@@ -21,6 +21,6 @@ SELECT c.oracle_id, c.name,
             WHEN starts_with(c.folded, w.n) THEN 1
             ELSE 2 END AS closeness
 FROM cards AS c, wanted AS w
-WHERE contains(c.folded, w.n)
-   OR c.oracle_id IN (SELECT oracle_id FROM printed)
+WHERE w.n <> ''  -- a name this fold leaves nothing of (U+034F, which search_fold keeps) is in every name
+  AND (contains(c.folded, w.n) OR c.oracle_id IN (SELECT oracle_id FROM printed))
 ORDER BY closeness, c.name;
