@@ -21,7 +21,7 @@ import duckdb
 
 from ..errors import ParseError
 from ..resources import read_sql, sql_files
-from ..sqlexec import insert_rows
+from ..sqlexec import insert_rows, run_script
 from . import text
 
 log = logging.getLogger(__name__)
@@ -122,13 +122,8 @@ def stage_documents(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:
     """Read every document into card_object, ruling_object and set_object (TEMP tables)."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE card_object (file_seq INTEGER, ord BIGINT, run_id VARCHAR, "
                 f"{', '.join(f'{_q(k)} {v}' for k, v in CARD_COLUMNS.items())})")
-    con.execute("CREATE OR REPLACE TEMP TABLE ruling_object (file_seq INTEGER, ord BIGINT, doc_id VARCHAR, "
-                "place VARCHAR, oracle_id VARCHAR, position INTEGER, source VARCHAR, published_at VARCHAR, "
-                "comment VARCHAR, skip_reason VARCHAR)")
-    con.execute("CREATE OR REPLACE TEMP TABLE set_object (file_seq INTEGER, ord BIGINT, code VARCHAR, name VARCHAR, "
-                "set_type VARCHAR, released_at VARCHAR, card_count BIGINT, digital BOOLEAN)")
-    # the places of the lines a delta build reads again (normalize/delta.py): none, files are read whole
-    con.execute("CREATE OR REPLACE TEMP TABLE line_place (i BIGINT, ord BIGINT, off BIGINT, len INTEGER)")
+    # ruling_object, set_object, and line_place: the lines a delta build reads again (none here)
+    run_script(con, read_sql("normalize/object_tables.sql"))
     by_kind: dict[str, list[Doc]] = {}
     for doc in docs:
         by_kind.setdefault(doc.kind, []).append(doc)
@@ -156,8 +151,7 @@ def _q(name: str) -> str:
 
 
 def _register_docs(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:
-    con.execute("CREATE OR REPLACE TEMP TABLE doc_input (file_seq INTEGER, run_id VARCHAR, doc_id VARCHAR, "
-                "key VARCHAR, path VARCHAR, doc_name VARCHAR)")
+    con.execute(read_sql("normalize/doc_input.sql"))
     insert_rows(con, "doc_input", [{"file_seq": d.file_seq, "run_id": d.run_id, "doc_id": d.doc_id, "key": d.key,
                                     "path": str(d.path), "doc_name": d.name} for d in docs])
 
@@ -167,8 +161,7 @@ def _stage_lists(con: duckdb.DuckDBPyConnection, docs: list[Doc], item_type: str
     _register_docs(con, docs)
     con.execute(read_sql("normalize/read_list.sql"),
                 {"files": [str(d.path) for d in docs], "columns": {"object": "VARCHAR", "data": item_type + "[]"}})
-    bad = con.execute("SELECT doc_name FROM list_page JOIN doc_input USING (path) "
-                      "WHERE object IS DISTINCT FROM 'list' OR data IS NULL ORDER BY file_seq LIMIT 1").fetchone()
+    bad = con.execute(read_sql("normalize/bad_list_page.sql")).fetchone()
     if bad:
         raise ParseError(bad[0], "expected a Scryfall list object with a data array")
     con.execute(read_sql(f"normalize/read_list_{what}.sql"))
@@ -192,15 +185,11 @@ def stage_bulk_rulings(con: duckdb.DuckDBPyConnection, doc: Doc) -> None:
 
 def _stage_sets(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> None:
     _register_docs(con, docs)
-    con.execute("CREATE OR REPLACE TEMP TABLE set_doc AS SELECT * FROM read_json($files, columns = $columns, "
-                "filename = 'path', format = 'unstructured')",
-                {"files": [str(d.path) for d in docs], "columns": SET_COLUMNS})
-    bad = con.execute("SELECT doc_name FROM set_doc JOIN doc_input USING (path) "
-                      "WHERE object IS DISTINCT FROM 'set' OR code IS NULL ORDER BY file_seq LIMIT 1").fetchone()
+    con.execute(read_sql("normalize/read_set.sql"), {"files": [str(d.path) for d in docs], "columns": SET_COLUMNS})
+    bad = con.execute(read_sql("normalize/bad_set.sql")).fetchone()
     if bad:
         raise ParseError(bad[0], "expected a Scryfall set object with a code")
-    con.execute("INSERT INTO set_object SELECT d.file_seq, 0, s.code, s.name, s.set_type, s.released_at, "
-                "s.card_count, s.digital FROM set_doc AS s JOIN doc_input AS d USING (path)")
+    con.execute(read_sql("normalize/read_set_object.sql"))
 
 
 def unknown_fields(con: duckdb.DuckDBPyConnection, docs: list[Doc]) -> dict[str, int]:
