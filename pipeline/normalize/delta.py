@@ -217,8 +217,7 @@ def _build_on(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], pair: tuple[
     duck.stage_documents(con, others)  # creates card_object, ruling_object, set_object; reads the sets
     con.execute(read_sql("normalize/10_object.sql"))
     with tempfile.TemporaryDirectory(prefix="casefile-delta-") as tmp:
-        con.execute("CREATE OR REPLACE TEMP TABLE d_wanted AS SELECT 'cards' AS file, ord, off, len FROM d_card_new "
-                    "UNION ALL SELECT 'rulings', ord, off, len FROM d_ruling_line WHERE NOT same")
+        con.execute(read_sql("delta/changed_lines.sql"))
         if not _read_again(con, cards, rulings, Path(tmp) / "changed"):
             return None
         repeated = run_script(con, read_sql("delta/dirty.sql"), seqs).fetchone()[0]
@@ -228,8 +227,7 @@ def _build_on(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], pair: tuple[
         con.execute(read_sql("delta/needed_cards.sql"))
         if not _read_again(con, cards, rulings, Path(tmp) / "cards"):
             return None
-        if con.execute("SELECT count(*) FROM (SELECT id FROM n_object WHERE skip_reason IS NULL "
-                       "GROUP BY id HAVING count(*) > 1)").fetchone()[0]:
+        if con.execute(read_sql("delta/repeated_ids.sql")).fetchone()[0]:
             log.info("delta build: a Scryfall id is on two lines; full build")
             return None
         for name in ("20_printing", "30_card"):
@@ -258,8 +256,7 @@ def _build_on(con: duckdb.DuckDBPyConnection, docs: list[duck.Doc], pair: tuple[
         _save_index(con, cards, rulings, query, cache_dir)
     except (OSError, duckdb.IOException) as exc:  # the run still loads; the next sync is a full build
         log.warning("cannot write the object index to %s: %s", cache_dir, str(exc).splitlines()[0])
-    dirty = con.execute("SELECT count(*) FROM (SELECT oracle_id FROM d_dirty UNION SELECT oracle_id FROM d_sighted)"
-                        ).fetchone()[0]
+    dirty = con.execute(read_sql("delta/dirty_count.sql")).fetchone()[0]
     return Outcome(objects=int(objects), refused=int(refused),
                    changed_lines=int(cards_new + cards_gone + rulings_new + rulings_gone), dirty_cards=int(dirty))
 
@@ -273,9 +270,7 @@ def _read_again(con, cards: duck.Doc, rulings: duck.Doc, stem: Path) -> bool:
 
 def _stage_lines_read(con, cards: duck.Doc, rulings: duck.Doc, stem: Path) -> bool:
     for label, doc in (("cards", cards), ("rulings", rulings)):
-        wanted = con.execute("CREATE OR REPLACE TEMP TABLE line_place AS SELECT CAST(row_number() OVER (ORDER BY ord) "
-                             "- 1 AS BIGINT) AS i, ord, off, len FROM d_wanted WHERE file = $file",
-                             {"file": label}).fetchone()[0]
+        wanted = con.execute(read_sql("delta/line_place.sql"), {"file": label}).fetchone()[0]
         if not wanted:
             continue
         path = stem.with_name(f"{stem.name}-{label}.jsonl")
