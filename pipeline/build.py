@@ -411,8 +411,7 @@ def build_state_sql(con, store: RawStore, runs: list[RunInfo], min_bytes: int | 
             delta.index_ruling_keys(con, *pair, query, cache_dir)
     tables: dict[str, Rows] = {t: f"n_{t}" for t in duck.TABLES}
     if len(queries) <= 1:
-        con.execute("CREATE OR REPLACE TEMP TABLE n_query_card AS SELECT DISTINCT CAST($query AS VARCHAR) AS query, "
-                    "oracle_id FROM n_card", {"query": query})
+        con.execute(read_sql("normalize/query_card_one.sql"), {"query": query})
     tables["query_card"] = "n_query_card"
     tables["query_wiki_page"] = query_wiki_page_rows(got)
     rules, links_scoped = sql_rules_tables(con, got.editions, got.wiki_quotes, delta_built=outcome is not None)
@@ -435,8 +434,7 @@ def _reconcile_with_pages(con, sightings: list[RulingSighting]):
     reconciliation then works on the rest. A ruling page copies cannot reach is reconciled alike
     either way, so the two parts together give what ``build_state`` gives."""
     ids = sorted({s.oracle_id for s in sightings if s.oracle_id is not None})
-    known = {row[0] for row in con.execute("SELECT oracle_id FROM n_card WHERE oracle_id IN "
-                                           "(SELECT unnest($ids::VARCHAR[]))", {"ids": ids}).fetchall()}
+    known = {row[0] for row in con.execute(read_sql("normalize/known_cards.sql"), {"ids": ids}).fetchall()}
     pages = [s for s in sightings if s.oracle_id is None or s.oracle_id in known]
     bare = sorted({symbol_free_key(s.text_as_seen) for s in pages if s.lang == "en"})
     cards = sorted({s.oracle_id for s in pages if s.oracle_id is not None})
