@@ -159,8 +159,7 @@ def _fill_query_wiki_pages(con: duckdb.DuckDBPyConnection) -> None:
     """Fill query_wiki_page where the warehouse has wiki sightings and the table no row: a
     warehouse made before the table, whose pages are then each the query of the first run that
     fetched them (what raw_document tells) until the next load writes every query's."""
-    if not con.execute("SELECT NOT EXISTS (SELECT 1 FROM query_wiki_page) "
-                       "AND EXISTS (SELECT 1 FROM ruling_sighting WHERE origin = 'mtgwiki')").fetchone()[0]:
+    if not con.execute(read_sql("load/query_wiki_page_empty.sql")).fetchone()[0]:
         return
     con.execute(read_sql("load/fill_query_wiki_page.sql"))
 
@@ -254,8 +253,7 @@ def _record_changes(con: duckdb.DuckDBPyConnection) -> None:
     re-worded (n_reword); see pipeline/changes.py."""
     con.execute(read_sql("load/changes.sql"))
     pairs = choose_rewordings(con.execute(read_sql("load/reword_candidates.sql")).fetchall())
-    con.execute("CREATE OR REPLACE TEMP TABLE n_reword AS SELECT CAST(unnest($old) AS VARCHAR) AS old_id, "
-                "CAST(unnest($new) AS VARCHAR) AS new_id", {"old": [o for o, _ in pairs], "new": [n for _, n in pairs]})
+    con.execute(read_sql("load/n_reword.sql"), {"old": [o for o, _ in pairs], "new": [n for _, n in pairs]})
 
 
 # The key of each table a delta build may answer for by scope, and the columns that do not make a
@@ -282,8 +280,7 @@ def _before_views(con: duckdb.DuckDBPyConnection, scope: tuple[str, ...]) -> Non
         source = f"apply_before_{table}" if table in scope else table
         con.execute(f"CREATE OR REPLACE TEMP VIEW old_{table} AS SELECT * FROM {source}")
     if scope:  # the sets the card_set merge will remove, for the checks of a delta load
-        con.execute("CREATE OR REPLACE TEMP TABLE apply_gone_card_set AS "
-                    "SELECT set_code FROM card_set ANTI JOIN stage_card_set USING (set_code)")
+        con.execute(read_sql("load/gone_card_set.sql"))
 
 
 def _apply_scoped(con: duckdb.DuckDBPyConnection, table: str,
@@ -400,8 +397,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
 
 def _stage_moves(con: duckdb.DuckDBPyConnection, moves: list[dict]) -> None:
     """stage_moves: the file ({doc_id, path}) each raw_document row that moves is to name."""
-    con.execute("DROP TABLE IF EXISTS temp.main.stage_moves")
-    con.execute("CREATE TEMP TABLE stage_moves (doc_id VARCHAR, path VARCHAR)")
+    run_script(con, read_sql("load/stage_moves.sql"))
     insert_rows(con, "stage_moves", moves)
 
 
@@ -413,8 +409,7 @@ def repoint_documents(con: duckdb.DuckDBPyConnection, moves: list[dict], deleted
     place) (``prune``), in one transaction; returns
     how many document rows and sighting rows changed."""
     _stage_moves(con, moves)
-    con.execute("DROP TABLE IF EXISTS temp.main.stage_sighting_moves")
-    con.execute("CREATE TEMP TABLE stage_sighting_moves (doc_id VARCHAR, to_doc_id VARCHAR, place VARCHAR)")
+    run_script(con, read_sql("load/stage_sighting_moves.sql"))
     insert_rows(con, "stage_sighting_moves", list(sighting_moves))
     con.execute("BEGIN TRANSACTION")
     try:
