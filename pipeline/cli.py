@@ -192,7 +192,7 @@ def write_output(path: Path, text: str) -> None:
     import stat
 
     from .config import expand_home
-    from .export import first_missing, keep_access, remove_empty, sibling_stem
+    from .export import first_missing, keep_access, refuse_a_file_on_the_way, remove_empty, sibling_stem
 
     path = expand_home(path)  # a value written as a folder was refused by OutPath
     for stream, err in ((sys.stdout, False), (sys.stderr, True)):
@@ -226,11 +226,7 @@ def write_output(path: Path, text: str) -> None:
             raise UsageError(f"--out {path}: the link leads to no file (links in a loop)")
         path = target
     try:  # the folders on the way are made, as export makes them; a file among them cannot hold one
-        for folder in path.parents:  # the nearest one that exists
-            if folder.exists():
-                if not folder.is_dir():
-                    raise UsageError(f"--out {path}: {folder} is a file, not a folder")
-                break
+        refuse_a_file_on_the_way(path)
         made = first_missing(path.parent)  # the folders this write makes, removed if it fails
     except OSError as exc:  # a folder on the way that may not be searched
         raise UsageError(f"--out {path}: cannot write it ({exc.strerror or exc})") from None

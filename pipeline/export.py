@@ -107,15 +107,21 @@ def _open(warehouse: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def check_target(out: Path) -> None:
-    """``--out`` may be new, an empty folder, or a previous export; anything else is refused."""
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: is a file, not a folder")
-    for folder in out.parents:  # the nearest one that exists: a file there is where --out cannot go
+def refuse_a_file_on_the_way(out: Path) -> None:
+    """UsageError when the nearest folder of ``out`` that exists is a file, where no folder can be
+    made for ``out`` (an export's folder, a report's file)."""
+    for folder in out.parents:
         if folder.exists():
             if not folder.is_dir():
                 raise UsageError(f"--out {out}: {folder} is a file, not a folder")
             break
+
+
+def check_target(out: Path) -> None:
+    """``--out`` may be new, an empty folder, or a previous export; anything else is refused."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: is a file, not a folder")
+    refuse_a_file_on_the_way(out)
     try:
         ours = not out.is_dir() or not any(out.iterdir()) or is_export(out, strict=True)
     except OSError as exc:  # a manifest.json that may not be read: not known to be an export
