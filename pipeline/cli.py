@@ -1037,6 +1037,7 @@ def main(argv: list[str] | None = None) -> int:
     (``stop.on_ctrl_c``, ``stop.on_sigterm``) only note it and the command stops at its next
     check, here at the latest."""
     _ARGV[:] = sys.argv[1:] if argv is None else argv
+    _utf8_output()
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = ((signal.signal(signal.SIGINT, stop.on_ctrl_c), signal.signal(signal.SIGTERM, stop.on_sigterm))
                 if on_main_thread else None)
@@ -1056,6 +1057,28 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGINT, previous[0])
             signal.signal(signal.SIGTERM, previous[1])
         stop.clear()
+
+
+def _utf8_output() -> None:
+    """stdout and stderr in UTF-8 whatever the locale, as the files casefile writes are, when they
+    go to a pipe or a file: a stream in Latin-1 or Windows-1252 failed on a ruling's first curly
+    quote with a traceback, and a log taking both streams held two encodings. A terminal keeps its
+    encoding; a character it has no byte for is written as Python writes it on stderr (``\\u2019``)."""
+    import codecs
+    import io
+
+    for stream in (sys.stdout, sys.stderr):
+        if not isinstance(stream, io.TextIOWrapper):  # None (closed by the shell), or a test's capture
+            continue
+        try:
+            if codecs.lookup(stream.encoding).name == "utf-8":
+                continue
+            if stream.isatty():
+                stream.reconfigure(errors="backslashreplace")
+            else:
+                stream.reconfigure(encoding="utf-8")
+        except (LookupError, OSError, ValueError):  # an encoding Python does not know, a closed stream
+            continue
 
 
 def exit_interrupted(said: str | None = None) -> int:

@@ -1,0 +1,75 @@
+"""casefile run as a scheduler starts it: another locale, output encoding or environment than a
+login shell's. Each test runs the command in a subprocess with the environment given."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import subprocess_env
+
+SHIFTING_VISAGE = "Case of the Shifting Visage"
+CURLY = "If the spell that’s copied"  # a ruling of the card, with its curly apostrophe
+
+
+def run(args: list[str], data_dir: Path, stdout=subprocess.PIPE, **env: str) -> subprocess.CompletedProcess:
+    """``python -m pipeline --data-dir DATA ARGS`` with ``env`` over the suite's environment; its
+    output as bytes, to be decoded by the test."""
+    return subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(data_dir), *args], stdout=stdout,
+                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=subprocess_env(data_dir, **env),
+                          timeout=120, cwd=str(data_dir.parent))
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252", "ascii"])
+@pytest.mark.parametrize("args", [["card", SHIFTING_VISAGE], ["card", SHIFTING_VISAGE, "--format", "json"],
+                                  ["search", "spell that’s copied"],
+                                  ["sql", "SELECT text FROM ruling WHERE text LIKE '%that’s copied%'",
+                                   "--format", "csv"]])
+def test_output_to_a_pipe_is_utf8_whatever_the_locale(sample_warehouse, encoding, args):
+    """A locale (or PYTHONIOENCODING) in Latin-1 or Windows-1252 made every command that prints a
+    ruling's curly apostrophe stop with a traceback (exit 1), its output cut; what goes to a pipe or
+    a file is UTF-8, as the exports are."""
+    done = run(args, sample_warehouse, PYTHONIOENCODING=encoding)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert "that’s copied" in done.stdout.decode("utf-8")
+    assert done.stderr == b""
+
+
+def test_an_error_to_a_pipe_is_utf8_whatever_the_locale(sample_warehouse):
+    """stderr as stdout: a log file that takes both (``>> log 2>&1``) holds one encoding."""
+    done = run(["--log-format", "json", "card", "Affaire inconnue de l’été"], sample_warehouse,
+               PYTHONIOENCODING="latin-1")
+    assert done.returncode == 2
+    assert "Affaire inconnue de l’été" in done.stderr.decode("utf-8")
+
+
+def test_output_to_a_terminal_keeps_its_encoding_and_escapes_what_it_cannot_show(sample_warehouse):
+    """On a Latin-1 terminal the accents show as the terminal writes them; a character it has no
+    byte for is written as ``\\u2019``, as Python writes it on stderr, not a traceback."""
+    import pty
+
+    parent, child = pty.openpty()
+    try:
+        done = run(["sql", "SELECT 'été' AS a, 'that’s' AS b", "--format", "csv"], sample_warehouse,
+                   stdout=child, PYTHONIOENCODING="latin-1")
+        os.close(child)
+        child = None
+        out = b""
+        while True:
+            try:
+                chunk = os.read(parent, 4096)
+            except OSError:  # the terminal's other end is closed: everything was read
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        if child is not None:
+            os.close(child)
+        os.close(parent)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert out.replace(b"\r\n", b"\n") == "a,b\nété,that\\u2019s\n".encode("latin-1")
