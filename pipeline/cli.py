@@ -67,6 +67,7 @@ class Text(click.ParamType):
             problem = _argument_problem(value)
             if problem:
                 self.fail(problem, param, ctx)
+            return _utf8_argument(value)
         return value
 
 
@@ -585,7 +586,7 @@ class NameValue(click.ParamType):
             problem = _argument_problem(part)
             if problem:
                 self.fail(f"{where}: {problem}", param, ctx)
-        return name, text
+        return _utf8_argument(name), _utf8_argument(text)
 
 
 def _params(click_ctx: click.Context, param: click.Parameter, pairs) -> dict[str, str]:
@@ -620,6 +621,13 @@ def _argument_problem(text: str) -> str | None:
     except UnicodeDecodeError as exc:
         return _not_utf8(data, exc)
     return None
+
+
+def _utf8_argument(text: str) -> str:
+    """An argument that ``_argument_problem`` passed, as the UTF-8 text its bytes are: under a
+    locale that is not UTF-8 (``LC_ALL=C`` with ``PYTHONUTF8=0``) Python keeps those bytes as
+    surrogate escapes, which DuckDB cannot take; elsewhere the text as it is."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8")
 
 
 def _read_stdin() -> str:
@@ -688,7 +696,7 @@ def sql(ctx: Context, statement: str | None, file: str | None, params: dict[str,
         problem = _argument_problem(statement)
         if problem:
             raise UsageError(f"STATEMENT: {problem}")
-        text, empty = statement, "give a SQL statement"
+        text, empty = _utf8_argument(statement), "give a SQL statement"
 
     def show(con) -> None:
         last, values = run_all_but_last(con, text, params, empty)

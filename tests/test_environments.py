@@ -73,3 +73,23 @@ def test_output_to_a_terminal_keeps_its_encoding_and_escapes_what_it_cannot_show
         os.close(parent)
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     assert out.replace(b"\r\n", b"\n") == "a,b\nété,that\\u2019s\n".encode("latin-1")
+
+
+ASCII_LOCALE = {"LC_ALL": "C", "PYTHONUTF8": "0"}  # Python without its UTF-8 mode: arguments read as ASCII
+
+
+@pytest.mark.parametrize("args, shown", [
+    (["sql", "SELECT 'été’' AS a", "--format", "csv"], "a\nété’\n"),
+    (["sql", "SELECT $a AS a", "--param", "a=été’", "--format", "csv"], "a\nété’\n"),
+    (["search", "COPIABLE valués", "--format", "csv"], "permanent’s copiable values"),
+    (["card", "Affaire du Pacte fracassé", "--format", "text"], "Case of the Shattered Pact"),
+])
+def test_utf8_arguments_under_an_ascii_locale_are_read_as_utf8(sample_warehouse, args, shown):
+    """Under LC_ALL=C with PYTHONUTF8=0 Python keeps an argument's UTF-8 bytes as surrogate
+    escapes: the statement reached DuckDB so (a traceback, exit 1), a search looked for other words
+    (two rulings for one), a card's French name matched nothing."""
+    done = run(args, sample_warehouse, **ASCII_LOCALE)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert shown in done.stdout.decode("utf-8")
+    if args[0] == "search":
+        assert done.stdout.decode("utf-8").count("\n") == 2  # the header and the one ruling
