@@ -10,6 +10,7 @@ import ipaddress
 import math
 import os
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -99,6 +100,31 @@ def expand_home(path: Path | str) -> Path:
         return Path(path).expanduser()
     except RuntimeError:
         raise UsageError(f"{str(path)!r}: {_no_home(path)}; write the path in full") from None
+
+
+def duckdb_path_problem(path: Path) -> str | None:
+    """Why DuckDB, which takes a path as UTF-8 text, would not open ``path`` where Python does, and
+    what to do; None when it would. Python reads a path's bytes in the locale's encoding: bytes that
+    are not UTF-8 are no path DuckDB can take, and a path that is not ASCII read in another encoding
+    than UTF-8 (Latin-1, or ASCII under ``LC_ALL=C`` with ``PYTHONUTF8=0``) is another path to DuckDB."""
+    data = os.fsencode(path)
+    try:
+        if str(path).encode("utf-8") == data:
+            return None
+    except UnicodeEncodeError:  # bytes the locale's encoding has no character for
+        pass
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "its path is not UTF-8; rename it or choose another"
+    return (f"its path is not ASCII and the locale's encoding ({sys.getfilesystemencoding()}) is not UTF-8, the "
+            "encoding DuckDB reads paths in; run casefile under a UTF-8 locale (LC_ALL=C.UTF-8) or with PYTHONUTF8=1")
+
+
+def path_text(path: Path) -> str:
+    """``path`` as its bytes read as UTF-8 (``\ufffd`` for those that are not), whatever the
+    locale's encoding: the name a UTF-8 terminal or file shows."""
+    return os.fsencode(path).decode("utf-8", "replace")
 
 
 def _no_home(path: Path | str) -> str:
@@ -322,11 +348,9 @@ def validate(settings: Settings) -> Settings:
     except UsageError:
         raise ConfigError(f"cannot use the data folder {str(settings.data_dir)!r}: {_no_home(settings.data_dir)}; "
                           "write the path in full") from None
-    try:  # DuckDB and the raw store's JSON take paths as UTF-8: bytes that are not cannot be used
-        str(data_dir).encode("utf-8")
-    except UnicodeEncodeError:
-        raise ConfigError(f"cannot use the data folder {str(data_dir)!r}: its path is not UTF-8; "
-                          "rename it or choose another") from None
+    problem = duckdb_path_problem(data_dir)  # DuckDB and the raw store's JSON take paths as UTF-8
+    if problem:
+        raise ConfigError(f"cannot use the data folder {path_text(data_dir)!r}: {problem}")
     try:
         existing = next((path for path in (data_dir, *data_dir.parents) if path.exists()), None)
     except OSError as exc:  # a folder on the way that this user may not look into

@@ -26,7 +26,7 @@ from pathlib import Path
 import duckdb
 
 from . import __version__, stop
-from .config import expand_home
+from .config import duckdb_path_problem, expand_home, path_text
 from .errors import Aborted, CasefileError, TryAgainLater, UsageError, printable
 from .failpoints import failpoint
 from .formats import EXPORT_FORMATS
@@ -170,9 +170,9 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
         raise UsageError(f"--out {printable(str(out))}: cannot follow it to a folder ({exc})") from None
     if not out.name:
         raise UsageError(f"--out {out}: the root folder cannot be replaced; choose a folder in it")
-    if printable(str(out)) != str(out):
-        raise UsageError(f"--out {printable(str(out))}: the path is not valid UTF-8, and DuckDB writes the "
-                         "dataset files only to UTF-8 paths; choose a UTF-8 name")
+    problem = duckdb_path_problem(out)
+    if problem:  # DuckDB writes the dataset files, to paths it takes as UTF-8
+        raise UsageError(f"--out {path_text(out)}: DuckDB cannot write there: {problem}")
     with _turn(out.parent, wait_s):
         try:
             clear_leftovers(out)

@@ -16,12 +16,13 @@ SHIFTING_VISAGE = "Case of the Shifting Visage"
 CURLY = "If the spell that’s copied"  # a ruling of the card, with its curly apostrophe
 
 
-def run(args: list[str], data_dir: Path, stdout=subprocess.PIPE, **env: str) -> subprocess.CompletedProcess:
-    """``python -m pipeline --data-dir DATA ARGS`` with ``env`` over the suite's environment; its
-    output as bytes, to be decoded by the test."""
+def run(args: list[str], data_dir: Path, stdout=subprocess.PIPE, cwd: Path | None = None,
+        **env: str) -> subprocess.CompletedProcess:
+    """``python -m pipeline --data-dir DATA ARGS`` with ``env`` over the suite's environment, in
+    ``cwd`` (default: the folder holding DATA); its output as bytes, to be decoded by the test."""
     return subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(data_dir), *args], stdout=stdout,
                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=subprocess_env(data_dir, **env),
-                          timeout=120, cwd=str(data_dir.parent))
+                          timeout=120, cwd=str(cwd or data_dir.parent))
 
 
 @pytest.mark.parametrize("encoding", ["latin-1", "cp1252", "ascii"])
@@ -93,3 +94,28 @@ def test_utf8_arguments_under_an_ascii_locale_are_read_as_utf8(sample_warehouse,
     assert shown in done.stdout.decode("utf-8")
     if args[0] == "search":
         assert done.stdout.decode("utf-8").count("\n") == 2  # the header and the one ruling
+
+
+def test_a_data_folder_with_accents_under_a_locale_that_is_not_utf8_says_so(tmp_path):
+    """DuckDB takes paths as UTF-8; Python reads a path's bytes in the locale's encoding. Under an
+    ASCII locale a UTF-8 path was refused as "not UTF-8"; under a Latin-1 one DuckDB was handed
+    another path than the folder made, and every sync fetched a run, then failed to open the
+    warehouse (78, "No such file or directory"). It is refused before anything is made, naming
+    the locale and the way out; under a UTF-8 locale the same folder works."""
+    data = tmp_path / "données" / "data"
+    done = run(["sync", "--offline"], data, cwd=tmp_path, **ASCII_LOCALE)
+    assert done.returncode == 78
+    err = done.stderr.decode("utf-8")
+    assert "is not UTF-8" not in err.replace("encoding (ascii) is not UTF-8", "")
+    assert "the locale's encoding (ascii) is not UTF-8" in err and "LC_ALL=C.UTF-8" in err
+    assert not (tmp_path / "données").exists()
+    assert run(["-q", "sync", "--offline"], data, cwd=tmp_path).returncode == 0
+
+
+def test_an_export_folder_with_accents_under_a_locale_that_is_not_utf8_says_so(sample_warehouse, tmp_path):
+    out = tmp_path / "exports" / "données"
+    done = run(["export", "rulings", "--out", str(out)], sample_warehouse, **ASCII_LOCALE)
+    assert done.returncode == 2
+    err = done.stderr.decode("utf-8")
+    assert "the locale's encoding (ascii) is not UTF-8" in err and "not valid UTF-8" not in err
+    assert not out.exists()
