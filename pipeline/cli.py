@@ -28,13 +28,32 @@ log = logging.getLogger("casefile")
 
 
 class Context:
-    def __init__(self, settings: Settings | None, log_format: str, verbosity: int,
-                 config_error: ConfigError | None = None):
-        self.settings = settings
+    def __init__(self, data_dir: Path | None, log_format: str, verbosity: int,
+                 log_format_error: ConfigError | None = None):
+        self.data_dir = data_dir
         self.log_format = log_format
         self.verbosity = verbosity
-        # a setting that cannot be used, kept for doctor to report in its --format (settings: None)
-        self.config_error = config_error
+        self._log_format_error = log_format_error  # a CASEFILE_LOG_FORMAT that is none (logs: text)
+        self._settings: Settings | None = None
+
+    @property
+    def settings(self) -> Settings:
+        """The settings, read when the command first needs them, not before: a command's --help
+        shows whatever the environment holds. A setting that cannot be used is a ConfigError here."""
+        if self._settings is None:
+            if self._log_format_error is not None:
+                raise self._log_format_error
+            self._settings = from_env(data_dir=self.data_dir)
+        return self._settings
+
+    @property
+    def config_error(self) -> ConfigError | None:
+        """The setting that cannot be used, for doctor to report in its --format, or None."""
+        try:
+            self.settings
+        except ConfigError as exc:
+            return exc
+        return None
 
     def emit(self, text_line: str, payload: dict) -> None:
         """The command's result on stdout: one text line, or one JSON object with --log-format json."""
@@ -376,26 +395,18 @@ def main_group(click_ctx: click.Context, data_dir: Path | None, log_format: str 
     """
     from . import logs
 
-    # doctor reports a setting that cannot be used as a failing finding, in the format asked
-    # (a monitor reading --format json gets its list), as well as on stderr; others stop on it
-    problem, settings = None, None
+    # The settings are read when the command needs them (Context.settings), so that its --help
+    # needs none. doctor reports a setting that cannot be used as a failing finding, in the format
+    # asked (a monitor reading --format json gets its list), as well as on stderr; others stop on it.
+    problem = None
     try:
         if log_format is None:
             log_format = _log_format_of_env()
     except ConfigError as exc:
-        if click_ctx.invoked_subcommand != "doctor":
-            raise
         log_format, problem = "text", exc
     verbosity = -1 if quiet else verbose
     logs.setup(log_format, verbosity)
-    if problem is None:
-        try:
-            settings = from_env(data_dir=data_dir)
-        except ConfigError as exc:
-            if click_ctx.invoked_subcommand != "doctor":
-                raise
-            problem = exc
-    click_ctx.obj = Context(settings, log_format, verbosity, config_error=problem)
+    click_ctx.obj = Context(data_dir, log_format, verbosity, log_format_error=problem)
 
 
 def _log_format_of_env() -> str:
@@ -810,9 +821,10 @@ def doctor(ctx: Context, online: bool, fmt: str) -> None:
     """
     from .doctor import Finding, diagnose, exit_code
 
-    if ctx.config_error is not None:  # nothing else can be checked without the settings
-        _report(ctx.config_error)
-        findings = [Finding("fail", "config", str(ctx.config_error), ctx.config_error.exit_code)]
+    problem = ctx.config_error
+    if problem is not None:  # nothing else can be checked without the settings
+        _report(problem)
+        findings = [Finding("fail", "config", str(problem), problem.exit_code)]
     else:
         findings = diagnose(ctx.settings, online=online)
     rows = [(f.level, f.area, f.message) for f in findings]

@@ -119,3 +119,22 @@ def test_an_export_folder_with_accents_under_a_locale_that_is_not_utf8_says_so(s
     err = done.stderr.decode("utf-8")
     assert "the locale's encoding (ascii) is not UTF-8" in err and "not valid UTF-8" not in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("setting", [{"CASEFILE_MAX_ATTEMPTS": "abc"}, {"CASEFILE_LOG_FORMAT": "xml"},
+                                     {"CASEFILE_API_URL": "ftp://example.org"}])
+@pytest.mark.parametrize("args", [["sync", "--help"], ["rules", "ingest", "--help"], ["export", "--help"],
+                                  ["status", "-h"]])
+def test_a_command_s_help_shows_whatever_the_settings_hold(data_dir, setting, args):
+    """A scheduler's environment with a setting that cannot be used (or, for a package installed
+    outside a checkout, no home folder for the default data folder) made `casefile sync --help` exit
+    78 with the setting's error instead of the help the user looked for to fix it; the command
+    itself still stops on the setting."""
+    done = run(args, data_dir, **setting)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert done.stdout.decode("utf-8").startswith("Usage: ")
+    done = run(args[:-1] + (["/nonexistent"] if args[:2] == ["rules", "ingest"] else
+                            ["rulings", "--out", str(data_dir.parent / "out")] if args[0] == "export" else []),
+               data_dir, **setting)
+    assert done.returncode == 78
+    assert f"{next(iter(setting))}" in done.stderr.decode("utf-8")
