@@ -100,7 +100,7 @@ class OutPath(click.Path):
     folder (``dir/``, ``dir/.``, ``..``), which ``Path`` would quietly turn into ``dir``."""
 
     def convert(self, value, param, ctx):
-        if isinstance(value, str) and not value:
+        if isinstance(value, str) and (not value or value.isspace()):  # " ": a folder named so, by mistake
             self.fail("give a path, not an empty string", param, ctx)
         if isinstance(value, str) and not self.dir_okay and (
                 value in (".", "..") or value.endswith((os.sep, f"{os.sep}.", f"{os.sep}.."))):
@@ -375,7 +375,7 @@ class Group(click.Group):
 @click.version_option(__version__, prog_name="casefile")
 # --data-dir is checked here only for an empty value (exit 2, as for --out): a file where the
 # folder should be is a setting to fix (exit 78, config.validate), not a usage error.
-@click.option("--data-dir", type=OutPath(path_type=Path), envvar="CASEFILE_DATA_DIR",
+@click.option("--data-dir", type=OutPath(path_type=Path),
               help="Folder holding raw/ and warehouse/ [env CASEFILE_DATA_DIR; default: data/ of a source "
                    "checkout, else $XDG_DATA_HOME/casefile].")
 # CASEFILE_LOG_FORMAT is read in main_group, not by click: a bad value there is a setting to fix
@@ -411,15 +411,15 @@ def main_group(click_ctx: click.Context, data_dir: Path | None, log_format: str 
 
 def _log_format_of_env() -> str:
     """CASEFILE_LOG_FORMAT, in any case; unset or empty: text."""
-    value = os.environ.get("CASEFILE_LOG_FORMAT") or "text"
-    if value.lower() not in ("text", "json"):
+    value = os.environ.get("CASEFILE_LOG_FORMAT") or ""
+    if value.strip().lower() not in ("text", "json", ""):
         raise ConfigError(f"CASEFILE_LOG_FORMAT must be text or json, got {value!r}")
-    return value.lower()
+    return value.strip().lower() or "text"
 
 
 @main_group.command()
 @click.option("--query", type=TEXT, default=None, help=f"Scryfall search query [default: {DEFAULT_QUERY}; offline: the recorded one].")
-@click.option("--api-url", type=TEXT, envvar="CASEFILE_API_URL", default=None,
+@click.option("--api-url", type=TEXT, default=None,
               help="Base URL of a Scryfall-compatible API [env CASEFILE_API_URL; default https://api.scryfall.com].")
 @click.option("--offline", "offline", type=OfflineRun(), is_flag=False, flag_value=OfflineRun.SAMPLE, default=None,
               metavar="[RUN_DIR]",
@@ -429,7 +429,7 @@ def _log_format_of_env() -> str:
 @click.option("--sources", type=TEXT, default=None, metavar="LIST",
               help="Comma-separated sources: api,wiki,listeblanche,scryfall-page [default live: "
                    "api,wiki,listeblanche; offline: those recorded].")
-@click.option("--wiki-page", type=TEXT, default=None, metavar="URL", envvar="CASEFILE_WIKI_PAGE",
+@click.option("--wiki-page", type=TEXT, default=None, metavar="URL",
               help="The MTG wiki page for this query [default: https://mtg.wiki/page/<Type> for a type: query].")
 @click.option("--bulk", type=click.Choice(BULK_MODES), default="auto", show_default=True,
               help="Read Scryfall's bulk files instead of the search API: always, never, or whichever plan "
@@ -1216,7 +1216,7 @@ def _json_errors() -> bool:
 
     if logs.is_json():
         return True
-    chosen = os.environ.get("CASEFILE_LOG_FORMAT") or ""
+    chosen = (os.environ.get("CASEFILE_LOG_FORMAT") or "").strip()
     for i, arg in enumerate(_ARGV):
         if arg == "--":
             break

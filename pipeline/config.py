@@ -369,9 +369,16 @@ def validate(settings: Settings) -> Settings:
     return replace(settings, api_url=api_url, data_dir=data_dir, **sites)
 
 
-def _env_float(env, name: str) -> float | None:
+def env_value(env, name: str) -> str | None:
+    """The value of the variable ``name``, or None when it is unset, empty or blank (spaces only:
+    an env file's ``CASEFILE_DATA_DIR= `` or a CI variable left blank sets nothing)."""
     value = env.get(name)
-    if value in (None, ""):
+    return value if value and not value.isspace() else None
+
+
+def _env_float(env, name: str) -> float | None:
+    value = env_value(env, name)
+    if value is None:
         return None
     try:
         number = float(value)
@@ -406,14 +413,12 @@ def from_env(env=None, data_dir: Path | None = None) -> Settings:
     """Settings from CASEFILE_* environment variables over the defaults; ``data_dir`` (the
     --data-dir option) over CASEFILE_DATA_DIR."""
     env = os.environ if env is None else env
-    values: dict = {"data_dir": Path(data_dir or env.get("CASEFILE_DATA_DIR") or default_data_dir(env))}
-    if env.get("CASEFILE_API_URL"):
-        values["api_url"] = env["CASEFILE_API_URL"]
-    for field_name, var in URL_VARS.items():
-        if env.get(var):
+    values: dict = {"data_dir": Path(data_dir or env_value(env, "CASEFILE_DATA_DIR") or default_data_dir(env))}
+    for field_name, var in {"api_url": "CASEFILE_API_URL", **URL_VARS}.items():
+        if env_value(env, var):
             values[field_name] = env[var]
-    if env.get("CASEFILE_CONTACT"):
-        values["contact"] = env["CASEFILE_CONTACT"]
+    if env_value(env, "CASEFILE_CONTACT"):
+        values["contact"] = env["CASEFILE_CONTACT"].strip()  # as a header's value is: " a " is "a"
     for field_name, var in NUMBER_VARS.items():
         number = _env_float(env, var)
         if number is not None:

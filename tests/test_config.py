@@ -80,6 +80,38 @@ def test_an_empty_data_dir_option_is_a_usage_error_not_the_current_folder(tmp_pa
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("blank", [" ", "\t", "  \n"])
+def test_a_blank_setting_counts_as_unset_as_an_empty_one_does(tmp_path, blank):
+    """A variable holding only spaces (``CASEFILE_DATA_DIR=" "`` in an env file, a CI variable
+    left blank) was taken as a value: a data folder named " " made in the current folder, where
+    `status` then showed "raw store:  /raw"; a contact of spaces sent to Scryfall; a URL, a number
+    or the log format refused (78) where an empty one is unset."""
+    home = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    default = from_env(home)
+    names = ["CASEFILE_DATA_DIR", "CASEFILE_API_URL", "CASEFILE_CONTACT", *config.URL_VARS.values(),
+             *config.NUMBER_VARS.values(), *config.COUNT_VARS.values()]
+    assert from_env({**home, **{name: blank for name in names}}) == default
+
+
+def test_spaces_around_the_log_format_and_the_contact_are_not_part_of_them(tmp_path, monkeypatch, capsys):
+    """As around a number (`" 5 "` is 5): `"json "` was refused (78), `" ops@example.org "` sent so."""
+    settings = from_env({"CASEFILE_DATA_DIR": str(tmp_path), "CASEFILE_CONTACT": " ops@example.org "})
+    assert settings.user_agent.endswith("(+ops@example.org)")
+    monkeypatch.setenv("CASEFILE_LOG_FORMAT", " JSON ")
+    assert main(["--data-dir", str(tmp_path / "data"), "status", "--format", "csv"]) == 0
+    monkeypatch.setenv("CASEFILE_LOG_FORMAT", "  ")
+    assert main(["--data-dir", str(tmp_path / "data"), "--version"]) == 0
+    assert main(["--data-dir", str(tmp_path / "data"), "status", "--format", "csv"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_data_dir_option_of_spaces_is_a_usage_error_not_a_folder_named_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["--data-dir", " ", "sync", "--offline"]) == 2
+    assert "give a path, not an empty string" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_settings_the_readme_shows_are_accepted(tmp_path):
     settings = from_env({"CASEFILE_DATA_DIR": str(tmp_path), "CASEFILE_MEMORY_LIMIT_MB": "0",
                          "CASEFILE_CONTACT": "ops@example.org", "CASEFILE_READER_WAIT": "0"})
