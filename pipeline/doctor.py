@@ -26,9 +26,8 @@ from .errors import (EXIT_CONFIG, EXIT_DATAERR, EXIT_OK, EXIT_TEMPFAIL, EXIT_UNA
 from .lock import HOLDERS, holder_pid
 from .lost import advice, lost_runs, read_loaded
 from .rawstore import DELETING, RawStore, document_problem, new_run_id, read_manifest, store_problem, who_cannot
-from .reader import loaded_runs, open_reader, query
+from .reader import TABLES, loaded_runs, open_reader, query
 from .resources import read_sql, sql_files
-from .status import TABLES
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from .errors import Aborted, CasefileError, TryAgainLater, UsageError, printable
 from .failpoints import failpoint
 from .formats import EXPORT_FORMATS
 from .rawstore import fsync_dir
-from .reader import connect_read_only, query
+from .reader import connect_read_only, older_warehouse, query
 from .report import ATTRIBUTION
 from .resources import read_sql
 
@@ -211,7 +211,7 @@ def _export_rulings(warehouse: Path, out: Path, fmt: str, wait_s: float) -> Expo
             except BaseException as exc:
                 remove_tree(tmp)
                 remove_empty(made)
-                refused = _write_refused(exc, tmp, out)
+                refused = _write_refused(exc, tmp, out) or older_warehouse(exc)
                 if refused is not None:
                     raise refused from exc
                 raise

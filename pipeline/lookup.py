@@ -11,7 +11,7 @@ from collections import Counter
 
 import duckdb
 
-from .errors import UsageError, shown
+from .errors import ConfigError, UsageError, shown
 from .formats import render
 from .normalize.text import FOLD_PARAMS, folded_text, search_fold
 from .reader import query
@@ -138,7 +138,7 @@ def _search_rows(con, params: dict) -> tuple[list[str], list[tuple]]:
     sql = read_sql("read/search_rulings.sql")
     try:
         return query(con, sql.replace("{translation_keys}", "ruling_translation_key"), params)
-    except UsageError:
+    except (UsageError, ConfigError):  # the table missing is a ConfigError (reader.older_warehouse)
         if con.execute(read_sql("read/has_table.sql"), {"name": "ruling_translation_key"}).fetchone()[0]:
             raise
     folded = read_sql("read/translation_keys_folded.sql").strip()

@@ -10,6 +10,7 @@ briefly, then gives up (TryAgainLater, exit 75).
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Iterator
@@ -19,6 +20,15 @@ import duckdb
 from .errors import (CasefileError, ConfigError, NoWarehouse, TryAgainLater, UsageError, damaged_warehouse,
                      unopenable_warehouse)
 from .resources import read_sql
+
+# Every table of the README's "Tables", in its order.
+TABLES = ("sync_run", "raw_document", "card_set", "card", "printing", "ruling", "card_ruling", "ruling_card_names",
+          "query_card", "query_wiki_page", "ruling_sighting", "ruling_translation", "ruling_translation_key",
+          "change_event", "cr_edition", "cr_rule", "cr_glossary", "ruling_rule", "card_rule", "retired_ruling")
+# Those sql/schema/ added after the first casefile that synced (4182d63): a warehouse an older
+# casefile made may lack them until its next writer's schema adds them. The others it always has.
+LATER_TABLES = ("ruling_card_names", "query_card", "query_wiki_page", "ruling_translation_key", "change_event",
+                "cr_edition", "cr_rule", "cr_glossary", "ruling_rule", "card_rule", "retired_ruling")
 
 
 def open_reader(path: Path, wait_s: float = 5.0) -> duckdb.DuckDBPyConnection:
@@ -174,9 +184,23 @@ def _missing(names: list[str]) -> str:
     return "; and ".join(said)
 
 
+def older_warehouse(exc: BaseException) -> ConfigError | None:
+    """The error for a query of one of casefile's tables that a warehouse made by an older version
+    lacks (``LATER_TABLES``): 78, naming the commands that add it. None for any other error, a
+    table that is none of casefile's (a typo in `casefile sql`) or one every version made too."""
+    found = isinstance(exc, duckdb.CatalogException) and re.match(r"Catalog Error: Table with name (\w+) does not exist",
+                                                                   str(exc))
+    if not found or found.group(1).lower() not in LATER_TABLES:
+        return None
+    return ConfigError(f"the warehouse was made by an older casefile and has no {found.group(1).lower()} table "
+                       "yet: the next `casefile sync` or `casefile rules ingest` adds it (or `casefile rebuild`, "
+                       "which makes the warehouse again from data/raw/)")
+
+
 def _failed(exc: duckdb.Error) -> CasefileError:
-    """A usage error with DuckDB's message; a configuration error when the file is damaged."""
-    damaged = damaged_warehouse(exc)
+    """A usage error with DuckDB's message; a configuration error when the file is damaged or
+    was made by an older casefile that lacks a table the query reads."""
+    damaged = damaged_warehouse(exc) or older_warehouse(exc)
     if damaged is not None:
         return damaged
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__

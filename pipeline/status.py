@@ -9,13 +9,8 @@ from .config import Settings
 from .errors import NoWarehouse
 from .lock import holder_pid
 from .rawstore import RawStore, inode_usage, store_problem, who_cannot
-from .reader import loaded_runs, open_reader, query
+from .reader import TABLES, loaded_runs, open_reader, query
 from .resources import read_sql
-
-# Every table of the README's "Tables", in its order.
-TABLES = ("sync_run", "raw_document", "card_set", "card", "printing", "ruling", "card_ruling", "ruling_card_names",
-          "query_card", "query_wiki_page", "ruling_sighting", "ruling_translation", "ruling_translation_key",
-          "change_event", "cr_edition", "cr_rule", "cr_glossary", "ruling_rule", "card_rule", "retired_ruling")
 
 
 def collect_status(settings: Settings, recent: int = 5) -> dict:

@@ -536,6 +536,46 @@ def test_status_and_doctor_of_a_warehouse_an_older_version_made(data_dir, capsys
     assert "6 checks pass; 20 tables read whole" in capsys.readouterr().out
 
 
+# The tables a warehouse made by 4182d63, the first commit that synced, lacks: sql/schema/ then made
+# sync_run, raw_document, card_set, card, printing, ruling, card_ruling, ruling_sighting and
+# ruling_translation only, and sync_run without duration_s.
+FIRST_SCHEMA_LACKS = ("change_event", "retired_ruling", "query_card", "query_wiki_page", "cr_edition", "cr_rule",
+                      "cr_glossary", "ruling_rule", "card_rule", "ruling_card_names", "ruling_translation_key")
+
+
+def test_the_readers_of_a_warehouse_made_before_their_tables_name_the_command_that_adds_them(data_dir, tmp_path,
+                                                                                              capsys):
+    """CONSTRUCTED from 4182d63's schema: the sample synced, then the tables that commit did not
+    make dropped (and sync_run.duration_s). Before, on such a warehouse, card, changes, report and
+    rule exited 2 ("the query failed: Catalog Error: Table with name change_event does not
+    exist!"), as if the command were mistyped, and export exited 1 with a traceback. Each now
+    exits 78 naming the table and the commands that add it; a sync adds them, and each then works."""
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    con = duckdb.connect(str(db_of(data_dir)))
+    for table in FIRST_SCHEMA_LACKS:
+        con.execute(f"DROP TABLE {table}")
+    con.execute("ALTER TABLE sync_run DROP COLUMN duration_s")
+    con.close()
+    commands = {"card": ["card", REWORDED], "changes": ["changes"], "report": ["report", "all"],
+                "export": ["export", "rulings", "--out", str(tmp_path / "export")], "rule": ["rule", "702.1"],
+                "sql": ["sql", "SELECT count(*) FROM change_event"]}
+    capsys.readouterr()
+    for args in commands.values():
+        assert main(["--data-dir", str(data_dir), *args]) == 78, args
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "made by an older casefile and has no " in err, args
+        assert re.search(r"has no (\w+) table yet: the next `casefile sync` or `casefile rules ingest` adds it",
+                         err).group(1) in FIRST_SCHEMA_LACKS, args
+    assert not (tmp_path / "export").exists()
+    assert main(["--data-dir", str(data_dir), "sql", "SELECT count(*) FROM change_events"]) == 2  # no such table
+    assert main(["--data-dir", str(data_dir), "search", "solved"]) == 0  # reads none of them
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
+    capsys.readouterr()
+    for name, args in commands.items():
+        assert main(["--data-dir", str(data_dir), *args]) == (2 if name == "rule" else 0), args
+    assert "no Comprehensive Rules in the warehouse yet" in capsys.readouterr().err  # rule: the ingest's advice
+
+
 @pytest.mark.parametrize("damage", ["a line that is not JSON", "no manifest"])
 def test_doctor_lists_its_findings_beside_a_manifest_it_cannot_read(data_dir, capsys, damage):
     assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline"]) == 0
