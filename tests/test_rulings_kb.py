@@ -580,6 +580,36 @@ def test_the_translation_keys_follow_every_change_of_the_translations(data_dir, 
     assert _translation_keys(data_dir) == {} and _found(data_dir, "enquete") == []
 
 
+def test_runs_an_older_casefile_loaded_after_an_upgrade_get_their_translation_keys_at_the_next_load(data_dir,
+                                                                                                   tmp_path,
+                                                                                                   monkeypatch):
+    """An upgrade rolled back, then made again: a casefile before ruling_translation_key (ff7285b)
+    synced a run that changed translations, then this one synced again. CONSTRUCTED: that
+    version's load is this version's with the derived tables left as they were (it did not know
+    them; its writer's open filled none either). Before, the keys it left stayed for good: a load
+    derives the keys of the translations its merge changes, and the next sync changed none, so
+    the search found a ruling by the French text it no longer has, and not by the one it has."""
+    import pipeline.load.warehouse
+
+    first = _with_french(tmp_path, "first", lambda i: f"Enquête « résolue », repère{i:02d}.")
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(first)]) == 0
+    [third] = _found(data_dir, "resolue repere03")
+    edited = _with_french(tmp_path, "edited", lambda i: {3: "Enquête revue, repère03.", 5: None}.get(
+        i, f"Enquête « résolue », repère{i:02d}."))
+    with monkeypatch.context() as older:
+        for derives in ("_fill_derived_tables", "_derive_card_names", "_derive_translation_keys", "_mark_derived"):
+            older.setattr(pipeline.load.warehouse, derives, lambda *args, **kwargs: None, raising=False)
+        assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(edited)]) == 0
+    assert _translation_keys(data_dir) != _translations_folded(data_dir)  # as the older version left them
+    assert main(["--data-dir", str(data_dir), "-q", "sync", "--offline", str(edited)]) == 0  # no change
+    assert _translation_keys(data_dir) == _translations_folded(data_dir)
+    assert _found(data_dir, "revue repere03") == [third] and _found(data_dir, "resolue repere03") == []
+    assert _found(data_dir, "repere05") == []
+    assert rows(data_dir, "SELECT ruling_id, cards FROM ruling_card_names ORDER BY 1") == rows(
+        data_dir, "SELECT ruling_id, string_agg(name, '; ' ORDER BY name) FROM card_ruling JOIN card USING (oracle_id) "
+                  "GROUP BY 1 ORDER BY 1")
+
+
 def test_a_warehouse_made_before_the_translation_keys_is_searched_by_folding_then_filled(data_dir, tmp_path):
     """A warehouse without ruling_translation_key (made by an older casefile: the table dropped
     here) is searched by folding its translations in the query; its next writer fills the table,

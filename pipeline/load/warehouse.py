@@ -131,28 +131,43 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
 # character beyond SQL's fold is folded by Python's search_fold; "ʼ" is an apostrophe.
 KEYS_FOLD = "casefile translation keys, fold 2"
 
+# The count of runs loaded when the derived tables were last brought up to date, kept as
+# ruling_card_names' comment by every load. A casefile before the mark (a rollback of an upgrade)
+# loads runs and leaves the derived tables as they were: those it does not know of stale for good,
+# since a load derives only the rows it changes. Its runs put the count past the mark.
+DERIVED_MARK = "casefile derived tables, up to date with {runs} run(s)"
+
 
 def _fill_derived_tables(con: duckdb.DuckDBPyConnection) -> None:
     """Fill the tables every load derives where they hold nothing and the warehouse has what
     they come from: ruling_card_names (from the links), ruling_translation_key (from the
-    translations). A warehouse made before such a table, which its schema has just added; and
-    ruling_translation_key again where its keys were folded otherwise (``KEYS_FOLD``)."""
-    names, keys, fold = con.execute(read_sql("load/derived_tables_state.sql")).fetchone()
+    translations). A warehouse made before such a table, which its schema has just added;
+    ruling_translation_key again where its keys were folded otherwise (``KEYS_FOLD``); and both
+    again, whole, where runs were loaded since the mark (``DERIVED_MARK``) by a casefile before it."""
+    names, keys, fold, runs, mark = con.execute(read_sql("load/derived_tables_state.sql")).fetchone()
     refold = fold != KEYS_FOLD
-    if not (names or keys or refold):
+    behind = runs > 0 and mark != DERIVED_MARK.format(runs=runs)
+    if not (names or keys or refold or behind):
         return
     con.execute("BEGIN TRANSACTION")
     try:
-        if names:
+        if names or behind:
             _derive_card_names(con, whole=True)
-        if keys or refold:
+        if keys or refold or behind:
             _derive_translation_keys(con, None)
         if refold:
             con.execute(f"COMMENT ON TABLE ruling_translation_key IS '{KEYS_FOLD}'")
+        _mark_derived(con)
         con.execute("COMMIT")
     except BaseException:
         rollback(con)
         raise
+
+
+def _mark_derived(con: duckdb.DuckDBPyConnection) -> None:
+    """Mark the derived tables up to date with the runs loaded (``DERIVED_MARK``)."""
+    runs = con.execute(read_sql("load/run_count.sql")).fetchone()[0]
+    con.execute(f"COMMENT ON TABLE ruling_card_names IS '{DERIVED_MARK.format(runs=int(runs))}'")
 
 
 def _fill_query_wiki_pages(con: duckdb.DuckDBPyConnection) -> None:
@@ -328,7 +343,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
     Order inside the transaction: stage every table, compute the change events against the live
     tables, keep the rulings that go away (and release the ones that come back), merge, derive
     ruling_card_names and ruling_translation_key, write the change events, record the documents,
-    record the run, check.
+    record the run (and mark the derived tables up to date with it), check.
     ``scope``: the tables a delta build staged in part (the keys it answers for are in
     scope_<table>). ``run_row["timed"]`` false (a rebuild) leaves sync_run.duration_s NULL.
     ``bulk_query``: the query of the bulk view the run loads, which must keep a card
@@ -377,6 +392,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_row: dict, tables: dict[str, Ro
         if row.get("status") is None:
             row["status"] = "ok" if any(totals.values()) else "no_changes"
         con.execute(read_sql("load/insert_sync_run.sql"), row)
+        _mark_derived(con)
         with timing.phase("load.checks"):
             failures = run_checks(con, scope, run_row["run_id"])
         if failures:
