@@ -280,7 +280,8 @@ def _warehouse(settings: Settings) -> tuple[list[Finding], set[str] | None]:
             if missing:  # the next sync or rules ingest makes the tables (load.warehouse.apply_schema)
                 found.append(Finding("warn", "warehouse", f"check {check.stem} not run: the warehouse has no "
                                                           f"{', '.join(missing)} yet (made by an older casefile; "
-                                                          "the next sync or rules ingest adds it)"))
+                                                          "the next sync or rules ingest adds "
+                                                          f"{'it' if len(missing) == 1 else 'them'})"))
                 continue
             ran += 1
             try:
