@@ -574,6 +574,9 @@ def prune(ctx: Context, keep_days: int, dry_run: bool) -> None:
     text = (f"{verb} {len(result.plan.doomed)} run(s) older than {keep_days} day(s), "
             f"{human_bytes(result.bytes_freed)} {'to free' if dry_run else 'freed'}; "
             f"kept {sum(kept.values())} ({reasons})")
+    if result.compacted is not None:
+        text += (f"; warehouse compacted from {human_bytes(result.compacted[0])} "
+                 f"to {human_bytes(result.compacted[1])}")
     ctx.emit(text, result.summary())
 
 

@@ -15,7 +15,9 @@ the prune points such rows at the oldest kept copy (``load/warehouse.py``). A bu
 sighting names the rulings file it was first read from as it is now; when no kept run holds that
 file, the sighting is pointed at the rulings file of the oldest kept run of its query, the one a
 rebuild from the kept runs reads it from first. So the documents the warehouse's rows come from
-can still be opened. The rest of the warehouse is left as it is.
+can still be opened. The rest of the warehouse's rows are left as they are; its file is copied
+into a new one when much of it is blocks DuckDB freed and keeps (``load/warehouse.py``
+``compact``), after runs were deleted: repointed sightings leave the blocks they were in.
 
 ``plan`` decides, with no side effect; ``prune`` takes the lock, plans, repoints and deletes
 through ``RawStore.delete_run``, which a crash cannot leave half done.
@@ -34,7 +36,7 @@ from .clock import parse_utc_iso
 from .build import RULES_ORIGIN, bulk_rulings_place, current_runs, run_origins
 from .config import Settings
 from .errors import NoWarehouse, SourceDataError
-from .load.warehouse import open_writer, repoint_documents
+from .load.warehouse import compact, open_writer, repoint_documents
 from .lock import SyncLock
 from .rawstore import RUN_ID_FORMAT, DocEntry, RawStore, RunInfo, document_problem, inode_usage, read_manifest
 from .reader import loaded_runs, open_reader
@@ -81,6 +83,7 @@ class PruneResult:
     leftovers: int = 0  # folders an interrupted prune had started to delete, removed now
     repointed: int = 0  # raw_document rows now naming a kept copy
     sightings_repointed: int = 0  # ruling_sighting rows now naming a kept rulings file
+    compacted: tuple[int, int] | None = None  # the warehouse file's bytes before and after, when compacted
 
     def kept_by_reason(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -94,7 +97,9 @@ class PruneResult:
                 ("would_delete" if self.dry_run else "deleted"): [r.run_id for r in self.plan.doomed],
                 "kept": self.kept_by_reason(), "bytes_freed": self.bytes_freed,
                 "documents_repointed": self.repointed, "sightings_repointed": self.sightings_repointed,
-                "leftovers_removed": self.leftovers}
+                "leftovers_removed": self.leftovers,
+                "warehouse_compacted": None if self.compacted is None
+                else {"bytes_before": self.compacted[0], "bytes_after": self.compacted[1]}}
 
 
 def run_time(run: RunInfo) -> datetime:
@@ -258,6 +263,8 @@ def prune(settings: Settings, keep_days: int, dry_run: bool = False, now: dateti
         for run in decided.doomed:
             store.delete_run(run)
             log.info("deleted run %s (%s, query %r)", run.run_id, run.status, run.meta.get("query"))
+        if loaded is not None:  # the blocks DuckDB freed and keeps, given back (README, "prune")
+            result.compacted = compact(settings.warehouse_path, wait_s=settings.reader_wait_s)
         return result
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -172,6 +173,77 @@ def test_prune_deletes_the_superseded_run_and_the_warehouse_still_matches_a_rebu
     after = fingerprints(data_dir)
     for table in ("card", "printing", "ruling", "card_ruling", "ruling_sighting", "card_set"):
         assert after[table] == before[table], table
+
+
+def _free_blocks(target: Path) -> None:
+    """CONSTRUCTED: 20 MB of blocks left free inside the warehouse file, as a weekly prune's
+    repointed sightings and the checkpoints of months of daily syncs leave them (bench/FINDINGS.md,
+    "Months of daily syncs"): a table of padding, a small one written after it, the padding
+    dropped. The small one stays (``tail``): the tables of casefile are compared apart from it."""
+    con = duckdb.connect(str(target))
+    try:
+        con.execute("CREATE TABLE padding AS SELECT md5(CAST(i AS VARCHAR)) || md5(CAST(-i AS VARCHAR)) AS t "
+                    "FROM range(640000) AS r(i)")
+        con.execute("CHECKPOINT")
+        con.execute("CREATE TABLE tail AS SELECT md5(CAST(i AS VARCHAR)) AS t FROM range(20000) AS r(i)")
+        con.execute("CHECKPOINT")
+        con.execute("DROP TABLE padding")
+        con.execute("CHECKPOINT")
+        total, free, block = con.execute("SELECT total_blocks, free_blocks, block_size FROM pragma_database_size()").fetchone()
+        assert free > total / 2 and free * block > 16 * 2**20, (total, free)
+    finally:
+        con.close()
+
+
+TABLE_DDL = "SELECT table_name, sql, comment FROM duckdb_tables() ORDER BY table_name"
+
+
+def test_a_prune_gives_back_the_blocks_the_warehouse_freed_and_keeps_its_rows(data_dir, cli, synced):
+    target = warehouse_of(data_dir)
+    _free_blocks(target)
+    size, before, ddl = target.stat().st_size, fingerprints(data_dir), query(target, TABLE_DDL)
+
+    done = cli("--log-format", "json", "prune", "--keep-days", "0")
+
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["deleted"] == [synced[0]]
+    assert summary["warehouse_compacted"] == {"bytes_before": size, "bytes_after": target.stat().st_size}
+    assert target.stat().st_size < size / 2
+    # the prune changes no row but the paths of the documents it repointed
+    after = fingerprints(data_dir)
+    assert {t: v for t, v in after.items() if t != "raw_document"} == \
+        {t: v for t, v in before.items() if t != "raw_document"}
+    # the columns' compression (ruling.text uncompressed, for the search) and the tables' comments
+    # (the derived tables' marks) are the old file's
+    assert query(target, TABLE_DDL) == ddl
+    assert sorted(p.name for p in target.parent.iterdir()) == [target.name]
+    assert cli("doctor").returncode == 0
+    assert cli("sync", "--offline").returncode == 0
+
+
+def test_a_prune_says_how_far_it_compacted_the_warehouse(data_dir, cli, synced):
+    _free_blocks(warehouse_of(data_dir))
+    done = cli("prune", "--keep-days", "0")
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"; warehouse compacted from [\d.]+ MB to [\d.]+ [KM]B$", done.stdout.strip()), done.stdout
+
+
+def test_a_prune_leaves_a_warehouse_of_few_free_blocks_as_it_is(data_dir, cli, synced):
+    target = warehouse_of(data_dir)
+    inode = target.stat().st_ino
+    done = cli("--log-format", "json", "prune", "--keep-days", "0")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["warehouse_compacted"] is None and target.stat().st_ino == inode
+
+
+def test_a_dry_run_leaves_the_warehouse_file_as_it_is(data_dir, cli, synced):
+    target = warehouse_of(data_dir)
+    _free_blocks(target)
+    inode, size = target.stat().st_ino, target.stat().st_size
+    done = cli("--log-format", "json", "prune", "--keep-days", "0", "--dry-run")
+    assert json.loads(done.stdout)["warehouse_compacted"] is None
+    assert (target.stat().st_ino, target.stat().st_size) == (inode, size)
 
 
 def test_a_prune_never_deletes_the_only_intact_copy_of_a_document(data_dir, cli, synced):
