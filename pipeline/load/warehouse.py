@@ -516,8 +516,8 @@ def _wal(path: Path) -> Path:
 
 
 # DuckDB reuses the blocks a checkpoint frees but gives back only those at the file's end. On
-# SYNTHETIC daily syncs at 1x (bench/FINDINGS.md, "Months of daily syncs") the file went from 69
-# to 172 MB in seven weeks, where a copy of its rows took 80 MB: each weekly prune points most
+# SYNTHETIC daily syncs at 1x (bench/FINDINGS.md, "Months of daily syncs") the file reached 172 MB
+# in seven weeks, where a copy of its rows took 80 MB: each weekly prune points most
 # sightings at another rulings file, and a checkpoint writes the changed blocks before it frees
 # the old ones. ``compact`` copies the tables into a new file when at least this share of the
 # file, and this many bytes, are free blocks (a few free blocks are reused by the next days).
