@@ -31,11 +31,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import duckdb
+
 from . import stop
 from .clock import parse_utc_iso
 from .build import RULES_ORIGIN, bulk_rulings_place, current_runs, run_origins
 from .config import Settings
-from .errors import NoWarehouse, SourceDataError
+from .errors import NoWarehouse, SourceDataError, TryAgainLater
 from .load.warehouse import compact, open_writer, repoint_documents
 from .lock import SyncLock
 from .rawstore import RUN_ID_FORMAT, DocEntry, RawStore, RunInfo, document_problem, inode_usage, read_manifest
@@ -264,8 +266,22 @@ def prune(settings: Settings, keep_days: int, dry_run: bool = False, now: dateti
             store.delete_run(run)
             log.info("deleted run %s (%s, query %r)", run.run_id, run.status, run.meta.get("query"))
         if loaded is not None:  # the blocks DuckDB freed and keeps, given back (README, "prune")
-            result.compacted = compact(settings.warehouse_path, wait_s=settings.reader_wait_s)
+            result.compacted = _compact(settings)
         return result
+
+
+def _compact(settings: Settings) -> tuple[int, int] | None:
+    """``compact`` the warehouse; where the copy cannot be made (a full disk, a reader that holds
+    the file for longer than the wait), a warning and None: the runs are deleted by then, and the
+    warehouse is whole as it was, its free blocks left for the next prune."""
+    try:
+        return compact(settings.warehouse_path, wait_s=settings.reader_wait_s)
+    except (OSError, duckdb.Error, TryAgainLater) as exc:
+        stop.check()  # a stop that interrupted the copy is the stop, not a copy that failed
+        said = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
+        log.warning("the warehouse was not compacted (%s); it stays as it was, and the next prune that "
+                    "deletes runs tries again", said)
+        return None
 
 
 __all__ = ["Decision", "Plan", "PruneResult", "plan", "prune", "bytes_freed", "run_time"]

@@ -237,6 +237,30 @@ def test_a_prune_leaves_a_warehouse_of_few_free_blocks_as_it_is(data_dir, cli, s
     assert json.loads(done.stdout)["warehouse_compacted"] is None and target.stat().st_ino == inode
 
 
+def test_a_copy_of_the_warehouse_that_fails_leaves_it_as_it_was_and_the_prune_done(data_dir, cli, synced):
+    """CONSTRUCTED: a folder where the copy goes (``casefile.duckdb.compact``), so that making the
+    copy fails, as a full disk fails it, once the runs are deleted. The prune ended with that error
+    although it had done its work; now it warns and exits 0, the warehouse whole as it was."""
+    target = warehouse_of(data_dir)
+    _free_blocks(target)
+    blocker = target.with_name(target.name + ".compact")
+    blocker.mkdir()
+    (blocker / "x").write_text("x")
+    size, before = target.stat().st_size, fingerprints(data_dir)
+
+    done = cli("--log-format", "json", "prune", "--keep-days", "0")
+
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["deleted"] == [synced[0]] and summary["warehouse_compacted"] is None
+    assert "the warehouse was not compacted" in done.stderr and "the next prune" in done.stderr
+    assert target.stat().st_size == size
+    after = fingerprints(data_dir)
+    assert {t: v for t, v in after.items() if t != "raw_document"} == \
+        {t: v for t, v in before.items() if t != "raw_document"}
+    assert cli("sync", "--offline").returncode == 0
+
+
 def test_a_dry_run_leaves_the_warehouse_file_as_it_is(data_dir, cli, synced):
     target = warehouse_of(data_dir)
     _free_blocks(target)
