@@ -538,8 +538,7 @@ def compact(path: Path, wait_s: float = 0.0) -> tuple[int, int] | None:
     try:
         con = open_writer(path, wait_s)
         try:
-            total, free, block = con.execute("SELECT total_blocks, free_blocks, block_size FROM pragma_database_size() "
-                                             "WHERE database_name = 'warehouse'").fetchone()
+            total, free, block = con.execute(read_sql("load/free_blocks.sql")).fetchone()
             if free < total * COMPACT_FREE_SHARE or free * block < COMPACT_FREE_BYTES:
                 return None
             con.execute(f"ATTACH ? AS compacted (ROW_GROUP_SIZE {ROW_GROUP_SIZE})", [str(scratch)])
