@@ -200,6 +200,13 @@ class Settings:
         return built, Path(str(built) + ".wal")
 
     @property
+    def compact_files(self) -> tuple[Path, Path]:
+        """The copy of the warehouse a prune writes before putting it in place (load/warehouse.py
+        ``compact``), and its write-ahead log."""
+        copy = self.warehouse_path.with_name(self.warehouse_path.name + ".compact")
+        return copy, Path(str(copy) + ".wal")
+
+    @property
     def cache_dir(self) -> Path:
         """Files derived from raw documents, kept to save work (deleting them is safe)."""
         return self.data_dir / "cache"

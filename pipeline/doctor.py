@@ -353,16 +353,20 @@ def _unwritable(path) -> str | None:
 
 
 def _half_built(settings: Settings) -> list[Finding]:
-    """The new file of a rebuild that was killed before it put it in place (kill -9, the OOM
-    killer): as large as the warehouse, and left until the next rebuild."""
+    """The new file of a rebuild, or the copy of a prune's compaction, killed before it was put in
+    place (kill -9, the OOM killer): as large as the warehouse, left until the next of its kind."""
     from .formats import human_bytes
 
-    left = [p for p in settings.rebuild_files if p.is_file()]
-    if not left:
-        return []
-    size = sum(p.stat().st_size for p in left)
-    return [Finding("warn", "warehouse", f"a rebuild that did not finish left {left[0].name} ({human_bytes(size)}); "
-                                         "the next `casefile rebuild` replaces it, or delete it")]
+    findings = []
+    for files, command, then in ((settings.rebuild_files, "rebuild", "the next `casefile rebuild` replaces it"),
+                                 (settings.compact_files, "prune", "the next `casefile prune` that deletes runs "
+                                                                   "removes it")):
+        left = [p for p in files if p.is_file()]
+        if left:
+            size = sum(p.stat().st_size for p in left)
+            findings.append(Finding("warn", "warehouse", f"a {command} that did not finish left {left[0].name} "
+                                                         f"({human_bytes(size)}); {then}, or delete it"))
+    return findings
 
 
 def diagnose(settings: Settings, online: bool = False) -> list[Finding]:

@@ -4,7 +4,8 @@
 (a pause that SIGTERM ends, as it ends a query) or ``until=PATH`` (the same pause, until a file is
 at PATH; at most a minute).
 Points: during_extract, during_build, during_load, before_commit, after_commit, before_replace and
-after_replace (rebuild: the new file not yet renamed over the old one, and just renamed),
+after_replace (rebuild, and a prune's compaction: the new file not yet renamed over the old one,
+and just renamed),
 during_prune (a run folder renamed, not yet removed), during_export (files half written), export_swap
 (the previous export moved aside, the new one not yet in place), export_tidy (the new export in
 place, the previous one not yet removed).

@@ -275,7 +275,7 @@ def _compact(settings: Settings) -> tuple[int, int] | None:
     the file for longer than the wait), a warning and None: the runs are deleted by then, and the
     warehouse is whole as it was, its free blocks left for the next prune."""
     try:
-        return compact(settings.warehouse_path, wait_s=settings.reader_wait_s)
+        return compact(settings.warehouse_path, settings.compact_files[0], wait_s=settings.reader_wait_s)
     except (OSError, duckdb.Error, TryAgainLater) as exc:
         stop.check()  # a stop that interrupted the copy is the stop, not a copy that failed
         said = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__

@@ -261,6 +261,31 @@ def test_a_copy_of_the_warehouse_that_fails_leaves_it_as_it_was_and_the_prune_do
     assert cli("sync", "--offline").returncode == 0
 
 
+def test_a_prune_killed_before_its_copy_replaces_the_warehouse_leaves_it_whole_and_doctor_says_so(
+        data_dir, cli, synced):
+    """kill -9 between the copy's making and its rename (``before_replace``): the warehouse is the
+    old file, whole; the copy (as large) stays until the next prune that deletes runs, and doctor
+    warns of it, as it warns of a rebuild's."""
+    target = warehouse_of(data_dir)
+    _free_blocks(target)
+    size, before = target.stat().st_size, fingerprints(data_dir)
+    copy = target.with_name(target.name + ".compact")
+
+    killed = cli("prune", "--keep-days", "0", CASEFILE_FAILPOINT="before_replace:kill")
+
+    assert killed.returncode == -signal.SIGKILL
+    assert copy.is_file() and target.stat().st_size == size
+    after = fingerprints(data_dir)
+    assert {t: v for t, v in after.items() if t != "raw_document"} == \
+        {t: v for t, v in before.items() if t != "raw_document"}
+    warned = [f["finding"] for f in json.loads(cli("doctor", "--format", "json").stdout) if f["level"] == "warn"]
+    assert any(w.startswith("a prune that did not finish left casefile.duckdb.compact (") for w in warned), warned
+    for _ in range(2):  # runs for the next prune to delete
+        assert cli("sync", "--offline").returncode == 0
+    assert cli("prune", "--keep-days", "0").returncode == 0
+    assert not copy.exists()
+
+
 def test_a_dry_run_leaves_the_warehouse_file_as_it_is(data_dir, cli, synced):
     target = warehouse_of(data_dir)
     _free_blocks(target)

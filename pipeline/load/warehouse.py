@@ -525,13 +525,12 @@ COMPACT_FREE_SHARE = 0.25
 COMPACT_FREE_BYTES = 16 * 2**20
 
 
-def compact(path: Path, wait_s: float = 0.0) -> tuple[int, int] | None:
-    """Copy the warehouse at ``path`` into a new file (``COPY FROM DATABASE``: the tables, their
-    compression and comments, in the writer's row groups) and rename it over the old one, as a
-    rebuild does, when enough of it is free blocks (above). Returns the file's bytes before and
-    after, or None when it is left as it is. A copy that stops is deleted and the old file stays;
-    a copy a crash left behind is deleted first."""
-    scratch = path.with_name(path.name + ".compact")
+def compact(path: Path, scratch: Path, wait_s: float = 0.0) -> tuple[int, int] | None:
+    """Copy the warehouse at ``path`` into a new file, ``scratch`` (``COPY FROM DATABASE``: the
+    tables, their compression and comments, in the writer's row groups) and rename it over the old
+    one, as a rebuild does, when enough of it is free blocks (above). Returns the file's bytes
+    before and after, or None when it is left as it is. A copy that stops is deleted and the old
+    file stays; a copy a crash left behind (doctor warns of it) is deleted first."""
     leftovers = (scratch, _wal(scratch))
     for stale in leftovers:
         stale.unlink(missing_ok=True)
